@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import type { ApiKeyPrincipal, ApiKeyScope } from '../auth/principal';
+import { AppError } from '../common/errors/app-error';
+import { PrismaService } from '../prisma/prisma.service';
+import { hashApiKey, isWellFormedApiKey } from './api-key-secret';
+import { ApiKeyUsageTracker } from './api-key-usage.tracker';
+
+interface CachedKey {
+  readonly principal: ApiKeyPrincipal;
+  readonly expiresAt: number | null;
+  /** Set when the looked-up hash is the previous secret of a rotated key (grace period). */
+  readonly graceEndsAt: number | null;
+}
+
+/** Nothing answers for this hash: unknown or revoked. */
+const ABSENT = 0 as const;
+
+/**
+ * Resolves an `X-Api-Key` to its principal. Once warm this costs no database round trip: entries
+ * (and misses) are cached by hash; revoke and rotate call `forget` so they take effect at once on
+ * this instance, and the TTL bounds how long any other instance may lag.
+ */
+@Injectable()
+export class ApiKeyAuthService {
+  private readonly cache = new LRUCache<string, CachedKey | typeof ABSENT>({ max: 100_000, ttl: 30_000 });
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly usage: ApiKeyUsageTracker,
+  ) {}
+
+  async authenticate(key: string): Promise<ApiKeyPrincipal> {
+    if (!isWellFormedApiKey(key)) throw new AppError('invalid_api_key');
+    const hash = hashApiKey(key);
+    let entry = this.cache.get(hash);
+    if (entry === undefined) {
+      entry = await this.load(hash);
+      this.cache.set(hash, entry);
+    }
+    const now = Date.now();
+    if (entry === ABSENT || (entry.expiresAt !== null && entry.expiresAt <= now) || (entry.graceEndsAt !== null && entry.graceEndsAt <= now)) {
+      throw new AppError('invalid_api_key');
+    }
+    this.usage.touch(entry.principal.keyId, now);
+    return entry.principal;
+  }
+
+  /** Drop cached entries for these hashes (after revoke, rotate or patch). */
+  forget(...hashes: Array<string | null | undefined>): void {
+    for (const h of hashes) if (h) this.cache.delete(h);
+  }
+
+  private async load(hash: string): Promise<CachedKey | typeof ABSENT> {
+    const row = await this.prisma.apiKey.findFirst({
+      where: { OR: [{ hash }, { previousHash: hash }], status: 'active' },
+      select: { id: true, accountId: true, scopes: true, allowedOrigins: true, expiresAt: true, hash: true, previousHashExpiresAt: true },
+    });
+    if (row === null) return ABSENT;
+    return {
+      principal: {
+        kind: 'apiKey',
+        keyId: row.id,
+        accountId: row.accountId,
+        scopes: row.scopes as ApiKeyScope[],
+        allowedOrigins: row.allowedOrigins,
+      },
+      expiresAt: row.expiresAt?.getTime() ?? null,
+      graceEndsAt: row.hash === hash ? null : (row.previousHashExpiresAt?.getTime() ?? 0),
+    };
+  }
+}

@@ -1,0 +1,113 @@
+import { Injectable } from '@nestjs/common';
+import { API_KEY_SCOPES, UserPrincipal } from '../auth/principal';
+import { AppError } from '../common/errors/app-error';
+import type { ApiKey } from '../generated/prisma/client';
+import { PrismaService } from '../prisma/prisma.service';
+import { ApiKeyAuthService } from './api-key-auth.service';
+import { generateApiKey, hashApiKey, visiblePrefix } from './api-key-secret';
+import { ApiKeyDto, ApiKeyWithSecretDto } from './dto/api-key.dto';
+import { CreateApiKeyDto } from './dto/create-api-key.dto';
+import { UpdateApiKeyDto } from './dto/update-api-key.dto';
+
+const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+
+export function toApiKeyDto(k: ApiKey): ApiKeyDto {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    allowedOrigins: k.allowedOrigins,
+    status: k.status,
+    expiresAt: iso(k.expiresAt),
+    lastUsedAt: iso(k.lastUsedAt),
+    previousSecretExpiresAt: k.previousHash !== null ? iso(k.previousHashExpiresAt) : null,
+    createdAt: k.createdAt.toISOString(),
+    revokedAt: iso(k.revokedAt),
+  };
+}
+
+/** API keys of the caller's account. Another account's key answers 404, as if absent. */
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly auth: ApiKeyAuthService,
+  ) {}
+
+  async list(actor: UserPrincipal): Promise<ApiKeyDto[]> {
+    const keys = await this.prisma.apiKey.findMany({ where: { accountId: actor.accountId }, orderBy: { createdAt: 'desc' } });
+    return keys.map(toApiKeyDto);
+  }
+
+  async get(actor: UserPrincipal, id: string): Promise<ApiKeyDto> {
+    return toApiKeyDto(await this.find(actor, id));
+  }
+
+  async create(actor: UserPrincipal, dto: CreateApiKeyDto): Promise<ApiKeyWithSecretDto> {
+    const expiresAt = dto.expiresAt === undefined ? null : new Date(dto.expiresAt);
+    if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
+      throw new AppError('validation_failed', 'expiresAt must be in the future.', [{ field: 'expiresAt', message: 'expiresAt must be in the future' }]);
+    }
+    const key = generateApiKey();
+    const row = await this.prisma.apiKey.create({
+      data: {
+        accountId: actor.accountId,
+        name: dto.name,
+        prefix: visiblePrefix(key),
+        hash: hashApiKey(key),
+        scopes: dto.scopes ?? [...API_KEY_SCOPES],
+        allowedOrigins: dto.allowedOrigins ?? [],
+        expiresAt,
+      },
+    });
+    return { ...toApiKeyDto(row), key };
+  }
+
+  async update(actor: UserPrincipal, id: string, dto: UpdateApiKeyDto): Promise<ApiKeyDto> {
+    const current = await this.find(actor, id);
+    const row = await this.prisma.apiKey.update({
+      where: { id: current.id },
+      data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins },
+    });
+    this.auth.forget(row.hash, row.previousHash);
+    return toApiKeyDto(row);
+  }
+
+  /** Revoking is for good and idempotent: a revoked key answers as it is. */
+  async revoke(actor: UserPrincipal, id: string): Promise<ApiKeyDto> {
+    const current = await this.find(actor, id);
+    if (current.status === 'revoked') return toApiKeyDto(current);
+    const row = await this.prisma.apiKey.update({
+      where: { id: current.id },
+      data: { status: 'revoked', revokedAt: new Date(), previousHash: null, previousHashExpiresAt: null },
+    });
+    this.auth.forget(current.hash, current.previousHash);
+    return toApiKeyDto(row);
+  }
+
+  /** A new secret; the old one keeps working for `gracePeriodSeconds` (0: stops at once), then never. */
+  async rotate(actor: UserPrincipal, id: string, gracePeriodSeconds = 0): Promise<ApiKeyWithSecretDto> {
+    const current = await this.find(actor, id);
+    if (current.status === 'revoked') throw new AppError('conflict', 'A revoked key cannot be rotated.');
+    const key = generateApiKey();
+    const graceful = gracePeriodSeconds > 0;
+    const row = await this.prisma.apiKey.update({
+      where: { id: current.id },
+      data: {
+        hash: hashApiKey(key),
+        prefix: visiblePrefix(key),
+        previousHash: graceful ? current.hash : null,
+        previousHashExpiresAt: graceful ? new Date(Date.now() + gracePeriodSeconds * 1000) : null,
+      },
+    });
+    this.auth.forget(current.hash, current.previousHash);
+    return { ...toApiKeyDto(row), key };
+  }
+
+  private async find(actor: UserPrincipal, id: string): Promise<ApiKey> {
+    const key = await this.prisma.apiKey.findFirst({ where: { id, accountId: actor.accountId } });
+    if (key === null) throw new AppError('not_found', 'No such API key.');
+    return key;
+  }
+}

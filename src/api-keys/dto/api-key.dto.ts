@@ -1,0 +1,48 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
+
+/** An API key as lists and reads show it: never the secret, never its hash. */
+export class ApiKeyDto {
+  @ApiProperty({ description: 'Key id (UUID).', format: 'uuid' })
+  readonly id!: string;
+
+  @ApiProperty({ description: 'Name given by the account.', example: 'Checkout widget' })
+  readonly name!: string;
+
+  @ApiProperty({ description: 'Visible start of the secret, to recognise a key.', example: 'gh_4fQk81Zp' })
+  readonly prefix!: string;
+
+  @ApiProperty({ description: 'What the key may call.', enum: API_KEY_SCOPES, isArray: true })
+  readonly scopes!: ApiKeyScope[];
+
+  @ApiProperty({ description: 'Browser origins allowed to use the key; empty means any origin.', type: [String], example: ['https://shop.example.com'] })
+  readonly allowedOrigins!: string[];
+
+  @ApiProperty({ description: 'active, or revoked (for good).', enum: ['active', 'revoked'] })
+  readonly status!: 'active' | 'revoked';
+
+  @ApiProperty({ description: 'When the key stops working; null: never.', type: String, format: 'date-time', nullable: true })
+  readonly expiresAt!: string | null;
+
+  @ApiProperty({ description: 'Last successful use (recorded within a few seconds); null: never used.', type: String, format: 'date-time', nullable: true })
+  readonly lastUsedAt!: string | null;
+
+  @ApiProperty({ description: 'After a rotation with a grace period: when the previous secret stops working.', type: String, format: 'date-time', nullable: true })
+  readonly previousSecretExpiresAt!: string | null;
+
+  @ApiProperty({ description: 'Creation time.', type: String, format: 'date-time' })
+  readonly createdAt!: string;
+
+  @ApiProperty({ description: 'Revocation time; null while active.', type: String, format: 'date-time', nullable: true })
+  readonly revokedAt!: string | null;
+}
+
+export class ApiKeyWithSecretDto extends ApiKeyDto {
+  @ApiProperty({ description: 'The secret. Shown this once: store it now, it cannot be read again.', example: 'gh_4fQk81ZpY0c2...' })
+  readonly key!: string;
+}
+
+export class ApiKeyListDto {
+  @ApiProperty({ description: "The account's keys, newest first.", type: [ApiKeyDto] })
+  readonly data!: ApiKeyDto[];
+}

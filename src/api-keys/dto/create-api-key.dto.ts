@@ -1,0 +1,25 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
+
+/** scheme://host[:port], no path: what a browser sends in the Origin header. */
+export const ORIGIN_PATTERN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]+)(:\d{1,5})?$/;
+
+export class CreateApiKeyDto {
+  @ApiProperty({ description: 'A name to recognise the key by.', minLength: 1, maxLength: 100, example: 'Checkout widget' })
+  @IsString() @Length(1, 100)
+  readonly name!: string;
+
+  @ApiPropertyOptional({ description: 'What the key may call. Default: all three.', enum: API_KEY_SCOPES, isArray: true, default: API_KEY_SCOPES })
+  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayUnique() @IsIn(API_KEY_SCOPES, { each: true })
+  readonly scopes?: ApiKeyScope[];
+
+  @ApiPropertyOptional({ description: 'When the key stops working (ISO 8601, in the future). Default: never.', format: 'date-time' })
+  @IsOptional() @IsDateString({ strict: true })
+  readonly expiresAt?: string;
+
+  @ApiPropertyOptional({ description: 'Browser origins (scheme://host[:port]) allowed to use the key. Default: any origin.', type: [String], maxItems: 50 })
+  @IsOptional() @IsArray() @ArrayMaxSize(50) @ArrayUnique() @IsString({ each: true }) @Length(1, 200, { each: true })
+  @Matches(ORIGIN_PATTERN, { each: true, message: 'each value in allowedOrigins must be an origin such as https://shop.example.com' })
+  readonly allowedOrigins?: string[];
+}

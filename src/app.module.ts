@@ -1,0 +1,46 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AccountsModule } from './accounts/accounts.module';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuthModule } from './auth/auth.module';
+import { AuthenticationGuard } from './auth/guards/authentication.guard';
+import { AuthorizationGuard } from './auth/guards/authorization.guard';
+import { AppExceptionFilter } from './common/errors/app-exception.filter';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { HealthModule } from './health/health.module';
+import { PlansModule } from './plans/plans.module';
+import { Database } from './prisma/database';
+import { PrismaModule } from './prisma/prisma.module';
+import { PublicApiModule } from './public-api/public-api.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { WidgetModule } from './widget/widget.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig, database?: Database): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        PrismaModule.forRoot(database),
+        RateLimitModule,
+        AuthModule,
+        PlansModule,
+        AccountsModule,
+        ApiKeysModule,
+        WidgetModule,
+        PublicApiModule,
+        HealthModule,
+      ],
+      providers: [
+        // Order matters: authenticate (never throws) → count the request → authorise (throws).
+        { provide: APP_GUARD, useExisting: AuthenticationGuard },
+        { provide: APP_GUARD, useExisting: RateLimitGuard },
+        { provide: APP_GUARD, useExisting: AuthorizationGuard },
+        { provide: APP_FILTER, useClass: AppExceptionFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { AppModule } from './app.module';
+import { API_KEY_SECURITY, JWT_SECURITY } from './auth/auth.decorators';
+import { createValidationPipe } from './common/validation';
+import { AppConfig } from './config/app-config';
+import type { Database } from './prisma/database';
+import { DEFAULT_MESSAGES } from './common/errors/error-codes';
+
+export const API_PREFIX = 'api/v1';
+export const BODY_LIMIT_BYTES = 64 * 1024;
+export const HEADER_LIMIT_BYTES = 16 * 1024;
+
+/** A client-sent X-Request-Id is kept when it is short and plain; otherwise we make one. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+function genReqId(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+}
+
+/** Answers the HTTP parser's refusals (oversized headers, garbage) with the documented body. */
+function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const code = tooLarge ? 'request_header_fields_too_large' : 'validation_failed';
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    statusCode: status,
+    error: code,
+    message: tooLarge ? DEFAULT_MESSAGES.request_header_fields_too_large : 'The request is not valid HTTP.',
+    requestId,
+    ...(tooLarge ? {} : { details: [] }),
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export function createFastifyAdapter(): FastifyAdapter {
+  return new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    http: { maxHeaderSize: HEADER_LIMIT_BYTES },
+    genReqId,
+    clientErrorHandler,
+    trustProxy: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+}
+
+/** Everything main.ts and the e2e tests share: the app they run is the same app. */
+export async function configureApp(app: NestFastifyApplication): Promise<NestFastifyApplication> {
+  app.setGlobalPrefix(API_PREFIX, { exclude: ['health'] });
+  app.useGlobalPipes(createValidationPipe());
+  app.enableShutdownHooks();
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.decorateRequest('user', null);
+  fastify.decorateRequest('authError', null);
+  fastify.decorateRequest('rateLimit', null);
+  fastify.addHook('onRequest', (req, reply, done) => {
+    reply.header('X-Request-Id', req.id);
+    done();
+  });
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs-json',
+    swaggerOptions: { persistAuthorization: true },
+  });
+  return app;
+}
+
+export async function createApp(config: AppConfig, database?: Database): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), createFastifyAdapter(), {
+    bufferLogs: false,
+    logger: config.env === 'test' ? ['error', 'warn'] : undefined,
+  });
+  return configureApp(app);
+}
+
+const RATE_LIMIT_HEADERS_DOC = {
+  'X-Request-Id': { description: 'Request id (a sane client-sent one is kept).', schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window after this one.', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'Whole seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Policy': { description: 'IETF draft-ietf-httpapi-ratelimit-headers-09: "default";q=<limit>;w=60', schema: { type: 'string' } },
+  RateLimit: { description: 'IETF draft-ietf-httpapi-ratelimit-headers-09: "default";r=<remaining>;t=<reset>', schema: { type: 'string' } },
+};
+
+export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Gatehouse')
+    .setDescription(
+      'Access control for the bot-protection API. Dashboard routes take `Authorization: Bearer <JWT>` from ' +
+        '`POST /api/v1/auth/login`; widget and server routes take `X-Api-Key`. Every `/api/v1` response carries ' +
+        'the rate-limit headers; errors share one body: `{statusCode, error, message, requestId, details?}`.',
+    )
+    .setVersion('1')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key from the dashboard.' }, API_KEY_SECURITY)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token from POST /api/v1/auth/login.' }, JWT_SECURITY)
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  for (const item of Object.values(document.paths)) {
+    for (const op of Object.values(item)) {
+      if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
+      for (const [status, response] of Object.entries(op.responses as Record<string, { headers?: object }>)) {
+        response.headers = {
+          ...RATE_LIMIT_HEADERS_DOC,
+          ...(status === '429' ? { 'Retry-After': { description: 'Whole seconds to wait, >= 1.', schema: { type: 'integer', minimum: 1 } } } : {}),
+          ...(status === '401' ? { 'WWW-Authenticate': { description: 'RFC 6750 challenge.', schema: { type: 'string' } } } : {}),
+          ...response.headers,
+        };
+      }
+    }
+  }
+  return document;
+}

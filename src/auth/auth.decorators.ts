@@ -1,0 +1,59 @@
+import { applyDecorators, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiBearerAuth, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/dto/error-response.dto';
+import { ApiKeyScope, Role, ROLES } from './principal';
+
+export type AuthRequirement =
+  | { readonly method: 'none' }
+  | { readonly method: 'apiKey'; readonly scope: ApiKeyScope }
+  | { readonly method: 'jwt'; readonly roles: readonly Role[] };
+
+export const AUTH_REQUIREMENT = 'gatehouse:auth';
+export const API_KEY_SECURITY = 'apiKey';
+export const JWT_SECURITY = 'jwt';
+
+/** A route nobody declared: authenticated like a JWT route, then refused to every role. */
+export const UNDECLARED: AuthRequirement = { method: 'jwt', roles: [] };
+
+const errors = (...responses: Array<[number, string]>) =>
+  responses.map(([status, description]) => ApiResponse({ status, description, type: ErrorResponseDto }));
+
+const COMMON_ERRORS = errors(
+  [429, 'rate_limit_exceeded — over the limit; see Retry-After'],
+  [500, 'internal_error'],
+);
+
+/** Anyone may call this route; limits are per client IP. */
+export const Public = () => applyDecorators(SetMetadata(AUTH_REQUIREMENT, { method: 'none' }), ...COMMON_ERRORS);
+
+/** The route takes an `X-Api-Key` whose key holds `scope`. */
+export const ApiKeyAuth = (scope: ApiKeyScope) =>
+  applyDecorators(
+    SetMetadata(AUTH_REQUIREMENT, { method: 'apiKey', scope }),
+    ApiSecurity(API_KEY_SECURITY),
+    ...errors(
+      [401, 'missing_credentials (no X-Api-Key) or invalid_api_key (unknown, revoked or expired key)'],
+      [403, `insufficient_permissions — the key lacks the "${scope}" scope`],
+    ),
+    ...COMMON_ERRORS,
+  );
+
+/** The route takes `Authorization: Bearer <JWT>` from a user with one of `roles` (default: every role). */
+export const JwtAuth = (...roles: Role[]) =>
+  applyDecorators(
+    SetMetadata(AUTH_REQUIREMENT, { method: 'jwt', roles: roles.length > 0 ? roles : ROLES }),
+    ApiBearerAuth(JWT_SECURITY),
+    ...errors(
+      [401, 'missing_credentials, invalid_token or token_expired'],
+      [403, `insufficient_permissions — allowed roles: ${(roles.length > 0 ? roles : ROLES).join(', ')}`],
+    ),
+    ...COMMON_ERRORS,
+  );
+
+export function requirementOf(reflector: Reflector, context: ExecutionContext): AuthRequirement {
+  return (
+    reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [context.getHandler(), context.getClass()]) ??
+    UNDECLARED
+  );
+}

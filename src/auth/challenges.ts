@@ -1,0 +1,7 @@
+/** WWW-Authenticate values (RFC 6750 §3; PRODUCT.md §4). */
+export const CHALLENGE = {
+  apiKey: 'ApiKey header="X-Api-Key"',
+  bearer: 'Bearer',
+  invalidToken: 'Bearer error="invalid_token"',
+  expiredToken: 'Bearer error="invalid_token", error_description="token_expired"',
+} as const;

@@ -1,0 +1,28 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AppError } from '../../common/errors/app-error';
+import type { Request } from '../../common/request';
+import { requirementOf } from '../auth.decorators';
+
+/** Last of the three app-wide guards: the authentication verdict, then role (JWT) or scope (API key). */
+@Injectable()
+export class AuthorizationGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<Request>();
+    if (req.authError) throw req.authError;
+    const requirement = requirementOf(this.reflector, context);
+    const principal = req.user;
+    switch (requirement.method) {
+      case 'none':
+        return true;
+      case 'apiKey':
+        if (principal?.kind === 'apiKey' && principal.scopes.includes(requirement.scope)) return true;
+        throw new AppError('insufficient_permissions', `This API key lacks the "${requirement.scope}" scope.`);
+      case 'jwt':
+        if (principal?.kind === 'user' && requirement.roles.includes(principal.role)) return true;
+        throw new AppError('insufficient_permissions', 'Your role does not allow this operation.');
+    }
+  }
+}

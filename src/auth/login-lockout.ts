@@ -1,0 +1,29 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { AppError } from '../common/errors/app-error';
+import { RateLimitService } from '../rate-limit/rate-limit.service';
+
+/** At most N failed logins per email per window (PRODUCT.md §5), counted where the rate limits are. */
+@Injectable()
+export class LoginLockout {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly rateLimits: RateLimitService,
+  ) {}
+
+  async assertNotLocked(email: string): Promise<void> {
+    const { hits, timeToExpire } = await this.rateLimits.peek(this.key(email));
+    if (hits >= this.config.limits.loginFailuresPerEmail) {
+      throw new AppError('rate_limit_exceeded', 'Too many failed logins for this email; retry later.').withRetryAfter(timeToExpire);
+    }
+  }
+
+  async recordFailure(email: string): Promise<void> {
+    const { loginFailuresPerEmail, loginFailureWindowSeconds } = this.config.limits;
+    await this.rateLimits.hit(this.key(email), loginFailuresPerEmail, loginFailureWindowSeconds * 1000);
+  }
+
+  private key(email: string): string {
+    return `login-failures:${email}`;
+  }
+}

@@ -1,0 +1,23 @@
+export const ROLES = ['OWNER', 'ADMIN', 'DEVELOPER', 'ANALYST'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const API_KEY_SCOPES = ['widget', 'verify', 'public'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** Who made the request, as established by one of the two authentication methods. */
+export type Principal = ApiKeyPrincipal | UserPrincipal;
+
+export interface ApiKeyPrincipal {
+  readonly kind: 'apiKey';
+  readonly keyId: string;
+  readonly accountId: string;
+  readonly scopes: readonly ApiKeyScope[];
+  readonly allowedOrigins: readonly string[];
+}
+
+export interface UserPrincipal {
+  readonly kind: 'user';
+  readonly userId: string;
+  readonly accountId: string;
+  readonly role: Role;
+}

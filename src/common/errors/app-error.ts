@@ -1,0 +1,35 @@
+import { DEFAULT_MESSAGES, ERROR_STATUS, ErrorCode } from './error-codes';
+
+export interface ErrorDetail {
+  readonly field: string;
+  readonly message: string;
+}
+
+/** The one error type services throw; the exception filter turns it into the documented body. */
+export class AppError extends Error {
+  readonly status: number;
+  /** WWW-Authenticate value for 401s (RFC 6750 §3). */
+  challenge?: string;
+  /** Retry-After for a 429 that is not the per-endpoint limiter's (e.g. the login lockout). */
+  retryAfterSeconds?: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string = DEFAULT_MESSAGES[code],
+    readonly details?: readonly ErrorDetail[],
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  withChallenge(challenge: string): this {
+    this.challenge = challenge;
+    return this;
+  }
+
+  withRetryAfter(seconds: number): this {
+    this.retryAfterSeconds = Math.max(1, Math.ceil(seconds));
+    return this;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Every error code the API answers with, and its HTTP status (PRODUCT.md §4).
+ * 413, 415 and 431 are not in the contract's table; their codes are decided in docs/ERRORS.md.
+ */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  missing_credentials: 401,
+  invalid_api_key: 401,
+  invalid_token: 401,
+  token_expired: 401,
+  invalid_credentials: 401,
+  insufficient_permissions: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limit_exceeded: 429,
+  request_header_fields_too_large: 431,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
+  validation_failed: 'The request is malformed; see details.',
+  missing_credentials: 'This endpoint needs credentials that the request did not carry.',
+  invalid_api_key: 'The API key is unknown, revoked or expired.',
+  invalid_token: 'The bearer token is not valid.',
+  token_expired: 'The bearer token has expired; log in again via POST /api/v1/auth/login.',
+  invalid_credentials: 'The email or password is wrong.',
+  insufficient_permissions: 'The caller is not allowed to use this endpoint.',
+  not_found: 'No such resource.',
+  conflict: 'The request conflicts with the current state of the resource.',
+  payload_too_large: 'The request body is too large.',
+  unsupported_media_type: 'The request body must be JSON (Content-Type: application/json).',
+  rate_limit_exceeded: 'Too many requests; retry after the number of seconds in Retry-After.',
+  request_header_fields_too_large: 'The request headers are too large.',
+  internal_error: 'Something went wrong on our side.',
+  service_unavailable: 'The service is temporarily unavailable; retry shortly.',
+};

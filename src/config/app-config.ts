@@ -1,0 +1,105 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/** The environment variables Gatehouse reads (PRODUCT.md §1), validated once at start. */
+class EnvironmentVariables {
+  @IsIn(['development', 'production', 'test'])
+  NODE_ENV: string = 'development';
+
+  @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  JWT_SECRET?: string;
+
+  @Transform(toInt) @IsInt() @Min(60) @Max(30 * 86400)
+  JWT_EXPIRES_IN: number = 86400;
+
+  @IsString() @MinLength(1)
+  JWT_ISSUER: string = 'gatehouse';
+
+  @IsString() @MinLength(1)
+  JWT_AUDIENCE: string = 'gatehouse-dashboard';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT: number = 3000;
+
+  @IsString() @MinLength(1)
+  DATA_DIR: string = './data';
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  BOOTSTRAP_OWNER_EMAIL?: string;
+
+  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  BOOTSTRAP_OWNER_PASSWORD?: string;
+}
+
+export interface AppConfig {
+  readonly env: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly dataDir: string;
+  /** Unset: embedded PGlite under dataDir. */
+  readonly databaseUrl?: string;
+  /** Unset: in-process rate-limit storage. */
+  readonly redisUrl?: string;
+  readonly jwt: {
+    /** Unset outside production: generated once and kept in dataDir (see JwtSecretLoader). */
+    readonly secret?: string;
+    readonly expiresIn: number;
+    readonly issuer: string;
+    readonly audience: string;
+  };
+  readonly bootstrapOwner?: { readonly email: string; readonly password: string };
+  readonly limits: {
+    /** Per client IP and endpoint where no valid credential is known (login, 401s, 404s). */
+    readonly anonymousPerMinute: number;
+    readonly loginFailuresPerEmail: number;
+    readonly loginFailureWindowSeconds: number;
+  };
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** Secrets that ship in examples and must never guard a production deployment. */
+const PLACEHOLDER_SECRET = /^(change[-_ ]?me|secret|changeit|please[-_ ]?change|your[-_ ]?secret|x+|0+)/i;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
+  const env = plainToInstance(EnvironmentVariables, { ...source }, { exposeDefaultValues: true });
+  const errors = validateSync(env, { whitelist: true });
+  if (errors.length > 0) {
+    const problems = errors.flatMap((e) => Object.values(e.constraints ?? {}));
+    throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
+  }
+  const production = env.NODE_ENV === 'production';
+  if (production && env.JWT_SECRET === undefined) {
+    throw new ConfigError('JWT_SECRET is required when NODE_ENV=production');
+  }
+  if (env.JWT_SECRET !== undefined && production) {
+    if (Buffer.byteLength(env.JWT_SECRET) < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes');
+    if (PLACEHOLDER_SECRET.test(env.JWT_SECRET)) throw new ConfigError('JWT_SECRET is a placeholder; generate one, e.g. `openssl rand -base64 48`');
+  }
+  if ((env.BOOTSTRAP_OWNER_EMAIL === undefined) !== (env.BOOTSTRAP_OWNER_PASSWORD === undefined)) {
+    throw new ConfigError('BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD go together');
+  }
+  return {
+    env: env.NODE_ENV as AppConfig['env'],
+    port: env.PORT,
+    dataDir: env.DATA_DIR,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    jwt: { secret: env.JWT_SECRET, expiresIn: env.JWT_EXPIRES_IN, issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE },
+    bootstrapOwner:
+      env.BOOTSTRAP_OWNER_EMAIL !== undefined && env.BOOTSTRAP_OWNER_PASSWORD !== undefined
+        ? { email: env.BOOTSTRAP_OWNER_EMAIL, password: env.BOOTSTRAP_OWNER_PASSWORD }
+        : undefined,
+    limits: { anonymousPerMinute: 30, loginFailuresPerEmail: 10, loginFailureWindowSeconds: 15 * 60 },
+  };
+}

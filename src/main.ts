@@ -1,0 +1,11 @@
+import 'reflect-metadata';
+import { createApp } from './app.setup';
+import { loadConfig } from './config/app-config';
+
+async function bootstrap(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApp(config);
+  await app.listen({ port: config.port, host: '0.0.0.0' });
+}
+
+void bootstrap();

@@ -1,0 +1,12 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+
+export interface WindowPeek {
+  readonly hits: number;
+  /** Seconds until the window ends; 0 when there is none. */
+  readonly timeToExpire: number;
+}
+
+/** The throttler's storage plus a look without a hit (for the login lockout). */
+export interface CounterStorage extends ThrottlerStorage {
+  peek(key: string): Promise<WindowPeek>;
+}

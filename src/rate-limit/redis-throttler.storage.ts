@@ -1,0 +1,91 @@
+import { Logger, OnModuleDestroy } from '@nestjs/common';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
+import type { CounterStorage, WindowPeek } from './counter-storage';
+import Redis from 'ioredis';
+import { MemoryThrottlerStorage } from './memory-throttler.storage';
+
+/** INCR and set the window's expiry in one atomic round trip; returns [hits, ms left]. */
+const HIT_SCRIPT = `
+local hits = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {hits, ttl}
+`;
+
+const PEEK_SCRIPT = `return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}`;
+
+type RedisWithHit = Redis & {
+  gatehouseHit(key: string, ttlMs: number): Promise<[number, number]>;
+  gatehousePeek(key: string): Promise<[number, number]>;
+};
+
+/**
+ * Fixed windows shared by every instance. ioredis sends the script by EVALSHA (EVAL once, when
+ * Redis does not know it yet). When Redis does not answer within `commandTimeoutMs`, the hit is
+ * counted in this process instead and a warning is logged: limits stay per instance until Redis
+ * answers again (docs/OPERATIONS.md).
+ */
+export class RedisThrottlerStorage implements CounterStorage, OnModuleDestroy {
+  private readonly logger = new Logger(RedisThrottlerStorage.name);
+  private readonly redis: RedisWithHit;
+  private degradedSince: number | null = null;
+
+  constructor(
+    url: string,
+    private readonly fallback: MemoryThrottlerStorage,
+    commandTimeoutMs = 250,
+    private readonly prefix = 'gatehouse:rl:',
+  ) {
+    this.redis = new Redis(url, {
+      commandTimeout: commandTimeoutMs,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: false,
+      retryStrategy: (times) => Math.min(times * 100, 2000),
+    }) as RedisWithHit;
+    this.redis.on('error', () => undefined); // reported through degrade(), once per outage
+    this.redis.defineCommand('gatehouseHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.redis.defineCommand('gatehousePeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+  }
+
+  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    try {
+      const [hits, pttl] = await this.redis.gatehouseHit(this.prefix + key, ttl);
+      if (this.degradedSince !== null) this.recover();
+      const timeToExpire = Math.ceil(pttl / 1000);
+      const isBlocked = hits > limit;
+      return { totalHits: hits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 };
+    } catch (err) {
+      this.degrade(err as Error);
+      return this.fallback.hit(key, ttl, limit);
+    }
+  }
+
+  async peek(key: string): Promise<WindowPeek> {
+    try {
+      const [hits, pttl] = await this.redis.gatehousePeek(this.prefix + key);
+      return { hits, timeToExpire: pttl > 0 ? Math.ceil(pttl / 1000) : 0 };
+    } catch (err) {
+      this.degrade(err as Error);
+      return this.fallback.peekSync(key);
+    }
+  }
+
+  private degrade(err: Error): void {
+    if (this.degradedSince !== null) return;
+    this.degradedSince = Date.now();
+    this.logger.warn(`Redis unavailable (${err.message}); rate limits are per instance until it answers again`);
+  }
+
+  private recover(): void {
+    this.logger.warn(`Redis answers again after ${Date.now() - (this.degradedSince ?? Date.now())} ms; rate limits are shared again`);
+    this.degradedSince = null;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.redis.disconnect();
+  }
+}
