@@ -10,7 +10,6 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { HealthModule } from './health/health.module';
 import { PlansModule } from './plans/plans.module';
-import { Database } from './prisma/database';
 import { PrismaModule } from './prisma/prisma.module';
 import { PublicApiModule } from './public-api/public-api.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
@@ -19,12 +18,12 @@ import { WidgetModule } from './widget/widget.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, database?: Database): DynamicModule {
+  static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        PrismaModule.forRoot(database),
+        PrismaModule,
         RateLimitModule,
         AuthModule,
         PlansModule,

@@ -8,7 +8,6 @@ import { AppModule } from './app.module';
 import { API_KEY_SECURITY, JWT_SECURITY } from './auth/auth.decorators';
 import { createValidationPipe } from './common/validation';
 import { AppConfig } from './config/app-config';
-import type { Database } from './prisma/database';
 import { DEFAULT_MESSAGES } from './common/errors/error-codes';
 
 export const API_PREFIX = 'api/v1';
@@ -75,9 +74,9 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   return app;
 }
 
-export async function createApp(config: AppConfig, database?: Database): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, database), createFastifyAdapter(), {
-    bufferLogs: false,
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(), {
+    abortOnError: false,
     logger: config.env === 'test' ? ['error', 'warn'] : undefined,
   });
   return configureApp(app);

@@ -8,4 +8,7 @@ async function bootstrap(): Promise<void> {
   await app.listen({ port: config.port, host: '0.0.0.0' });
 }
 
-void bootstrap();
+bootstrap().catch((err: Error) => {
+  console.error(`Gatehouse did not start: ${err.message}`);
+  process.exit(1);
+});

@@ -1,6 +1,6 @@
 import { applyDecorators, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiBearerAuth, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { ApiKeyScope, Role, ROLES } from './principal';
 
@@ -12,6 +12,10 @@ export type AuthRequirement =
 export const AUTH_REQUIREMENT = 'gatehouse:auth';
 export const API_KEY_SECURITY = 'apiKey';
 export const JWT_SECURITY = 'jwt';
+
+/** The requirement for the guards, and as `x-gatehouse-auth` in the OpenAPI document for clients and tests. */
+const declareAuth = (requirement: AuthRequirement) =>
+  applyDecorators(SetMetadata(AUTH_REQUIREMENT, requirement), ApiExtension('x-gatehouse-auth', requirement));
 
 /** A route nobody declared: authenticated like a JWT route, then refused to every role. */
 export const UNDECLARED: AuthRequirement = { method: 'jwt', roles: [] };
@@ -25,12 +29,12 @@ const COMMON_ERRORS = errors(
 );
 
 /** Anyone may call this route; limits are per client IP. */
-export const Public = () => applyDecorators(SetMetadata(AUTH_REQUIREMENT, { method: 'none' }), ...COMMON_ERRORS);
+export const Public = () => applyDecorators(declareAuth({ method: 'none' }), ...COMMON_ERRORS);
 
 /** The route takes an `X-Api-Key` whose key holds `scope`. */
 export const ApiKeyAuth = (scope: ApiKeyScope) =>
   applyDecorators(
-    SetMetadata(AUTH_REQUIREMENT, { method: 'apiKey', scope }),
+    declareAuth({ method: 'apiKey', scope }),
     ApiSecurity(API_KEY_SECURITY),
     ...errors(
       [401, 'missing_credentials (no X-Api-Key) or invalid_api_key (unknown, revoked or expired key)'],
@@ -42,7 +46,7 @@ export const ApiKeyAuth = (scope: ApiKeyScope) =>
 /** The route takes `Authorization: Bearer <JWT>` from a user with one of `roles` (default: every role). */
 export const JwtAuth = (...roles: Role[]) =>
   applyDecorators(
-    SetMetadata(AUTH_REQUIREMENT, { method: 'jwt', roles: roles.length > 0 ? roles : ROLES }),
+    declareAuth({ method: 'jwt', roles: roles.length > 0 ? roles : ROLES }),
     ApiBearerAuth(JWT_SECURITY),
     ...errors(
       [401, 'missing_credentials, invalid_token or token_expired'],

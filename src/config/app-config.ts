@@ -1,21 +1,23 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 
-const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
-const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
 /** The environment variables Gatehouse reads (PRODUCT.md §1), validated once at start. */
 class EnvironmentVariables {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: string = 'development';
 
-  @IsOptional() @Transform(emptyToUndefined) @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
+  @IsOptional() @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsString() @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'REDIS_KEY_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . -' })
+  REDIS_KEY_PREFIX: string = 'gatehouse:';
+
+  @IsOptional() @IsString()
   JWT_SECRET?: string;
 
   @Transform(toInt) @IsInt() @Min(60) @Max(30 * 86400)
@@ -33,10 +35,10 @@ class EnvironmentVariables {
   @IsString() @MinLength(1)
   DATA_DIR: string = './data';
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional() @IsString()
   BOOTSTRAP_OWNER_EMAIL?: string;
 
-  @IsOptional() @Transform(emptyToUndefined) @IsString()
+  @IsOptional() @IsString()
   BOOTSTRAP_OWNER_PASSWORD?: string;
 }
 
@@ -48,6 +50,8 @@ export interface AppConfig {
   readonly databaseUrl?: string;
   /** Unset: in-process rate-limit storage. */
   readonly redisUrl?: string;
+  /** Every Redis key starts with it, so instances of one deployment share and others do not. */
+  readonly redisKeyPrefix: string;
   readonly jwt: {
     /** Unset outside production: generated once and kept in dataDir (see JwtSecretLoader). */
     readonly secret?: string;
@@ -67,12 +71,14 @@ export interface AppConfig {
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
 /** Secrets that ship in examples and must never guard a production deployment. */
-const PLACEHOLDER_SECRET = /^(change[-_ ]?me|secret|changeit|please[-_ ]?change|your[-_ ]?secret|x+|0+)/i;
+const PLACEHOLDER_SECRET = /^(?:change[-_ ]?me|secret|changeit|please[-_ ]?change|your[-_ ]?secret|x+$|0+$)/i;
 
 export class ConfigError extends Error {}
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
-  const env = plainToInstance(EnvironmentVariables, { ...source }, { exposeDefaultValues: true });
+  // An empty variable (`PORT=` in an env file) counts as unset, so its default applies.
+  const given = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value !== ''));
+  const env = plainToInstance(EnvironmentVariables, given, { exposeDefaultValues: true });
   const errors = validateSync(env, { whitelist: true });
   if (errors.length > 0) {
     const problems = errors.flatMap((e) => Object.values(e.constraints ?? {}));
@@ -95,6 +101,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX,
     jwt: { secret: env.JWT_SECRET, expiresIn: env.JWT_EXPIRES_IN, issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE },
     bootstrapOwner:
       env.BOOTSTRAP_OWNER_EMAIL !== undefined && env.BOOTSTRAP_OWNER_PASSWORD !== undefined

@@ -1,38 +1,36 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { AppConfig } from '../config/app-config';
-import type { Prisma } from '../generated/prisma/client';
+import { applyMigrations } from './migrations';
 
-type Adapter = NonNullable<Prisma.PrismaClientOptions['adapter']>;
+/** DATA_DIR=memory:// keeps the embedded database in memory (tests, demos). */
+export const IN_MEMORY = 'memory://';
 
 /** The driver adapter Prisma talks through, and how to release what it holds. */
 export interface Database {
   readonly kind: 'embedded' | 'postgres';
-  readonly adapter: Adapter;
+  readonly adapter: PrismaPGlite | PrismaPg;
   close(): Promise<void>;
 }
 
-/** A PGlite instance already open (tests load a migrated template into memory). */
-export function embeddedDatabase(pglite: PGlite): Database {
-  return {
-    kind: 'embedded',
-    // pglite-prisma-adapter@0.6's types lag @prisma/client@6.19; the runtime interface matches.
-    adapter: new PrismaPGlite(pglite) as unknown as Adapter,
-    // $disconnect() leaves PGlite open, and an open PGlite keeps the process alive.
-    close: () => pglite.close(),
-  };
-}
-
-export function openDatabase(config: AppConfig): Database {
+export async function openDatabase(config: AppConfig): Promise<Database> {
   if (config.databaseUrl !== undefined) {
     // @prisma/adapter-pg@7.10 maps `name` columns that 6.19's adapter breaks on (prisma/orm#27403).
-    const adapter = new PrismaPg({ connectionString: config.databaseUrl, max: 10 }) as unknown as Adapter;
-    return { kind: 'postgres', adapter, close: async () => undefined };
+    return { kind: 'postgres', adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 10 }), close: async () => undefined };
   }
-  const dir = join(config.dataDir, 'pglite');
-  mkdirSync(dir, { recursive: true });
-  return embeddedDatabase(new PGlite(dir));
+  let dir = IN_MEMORY;
+  if (config.dataDir !== IN_MEMORY) {
+    dir = join(config.dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true });
+  }
+  const pglite = new PGlite(dir);
+  const applied = await applyMigrations(pglite);
+  if (applied.length > 0 && config.env !== 'test') new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
+  if (config.env === 'production') new Logger('Database').warn(`Embedded database in ${dir}: data and rate limits are local to this instance`);
+  // $disconnect() leaves PGlite open, and an open PGlite keeps the process alive.
+  return { kind: 'embedded', adapter: new PrismaPGlite(pglite), close: () => pglite.close() };
 }

@@ -1,18 +1,28 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { PrismaClient } from '../generated/prisma/client';
 import { Database } from './database';
+import { pendingMigrations } from './migrations';
 
 export const DATABASE = Symbol('DATABASE');
 
 /** The generated client over the chosen adapter (embedded PGlite or PostgreSQL). */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnApplicationShutdown {
+export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(DATABASE) private readonly database: Database) {
     super({ adapter: database.adapter });
   }
 
   get kind(): Database['kind'] {
     return this.database.kind;
+  }
+
+  /** PostgreSQL is migrated by `npm run db:migrate`; refuse to serve on a schema that is behind. */
+  async onModuleInit(): Promise<void> {
+    if (this.database.kind !== 'postgres') return;
+    const applied = await this.$queryRaw<Array<{ migration_name: string }>>`
+      SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`.catch(() => []);
+    const pending = pendingMigrations(applied.map((r) => r.migration_name));
+    if (pending.length > 0) throw new Error(`The database lacks migrations ${pending.join(', ')}: run \`npm run db:migrate\` first`);
   }
 
   async ping(): Promise<void> {

@@ -1,0 +1,39 @@
+import { hashPassword, verifyPassword } from './passwords';
+
+describe('hashPassword', () => {
+  it('produces an argon2id hash with the OWASP parameters', async () => {
+    const hash = await hashPassword('correct horse battery staple');
+    const [, type, version, params] = hash.split('$');
+    expect([type, version]).toEqual(['argon2id', 'v=19']);
+    expect(params.split(',').sort()).toEqual(['m=19456', 'p=1', 't=2']);
+    expect(hash).not.toContain('correct horse');
+  });
+
+  it('salts every hash, so equal passwords hash differently', async () => {
+    expect(await hashPassword('same password')).not.toBe(await hashPassword('same password'));
+  });
+});
+
+describe('verifyPassword', () => {
+  let hash: string;
+
+  beforeAll(async () => {
+    hash = await hashPassword('correct horse battery staple');
+  });
+
+  it('accepts the right password', async () => {
+    expect(await verifyPassword(hash, 'correct horse battery staple')).toBe(true);
+  });
+
+  it('refuses a wrong or nearly right password', async () => {
+    expect(await verifyPassword(hash, 'wrong')).toBe(false);
+    expect(await verifyPassword(hash, 'correct horse battery staple ')).toBe(false);
+    expect(await verifyPassword(hash, 'Correct horse battery staple')).toBe(false);
+  });
+
+  it('refuses every password for an unknown user, even the dummy hash\'s own', async () => {
+    expect(await verifyPassword(null, 'no user has this password')).toBe(false);
+    expect(await verifyPassword(null, 'correct horse battery staple')).toBe(false);
+    expect(await verifyPassword(null, '')).toBe(false);
+  });
+});

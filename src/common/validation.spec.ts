@@ -1,0 +1,66 @@
+import { ArgumentMetadata } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
+import { AppError } from './errors/app-error';
+import { createValidationPipe } from './validation';
+
+class LimitsDto {
+  @IsInt() @Min(1)
+  readonly perMinute!: number;
+}
+
+class CreateThingDto {
+  @IsString() @MaxLength(20)
+  readonly name!: string;
+
+  @IsOptional() @ValidateNested() @Type(() => LimitsDto)
+  readonly limits?: LimitsDto;
+}
+
+const body: ArgumentMetadata = { type: 'body', metatype: CreateThingDto };
+
+async function rejection(value: unknown): Promise<AppError> {
+  try {
+    await createValidationPipe().transform(value, body);
+  } catch (err) {
+    return err as AppError;
+  }
+  throw new Error('expected the pipe to refuse the value');
+}
+
+describe('createValidationPipe', () => {
+  it('turns a valid body into an instance of the DTO', async () => {
+    const value = await createValidationPipe().transform({ name: 'web', limits: { perMinute: 5 } }, body);
+    expect(value).toBeInstanceOf(CreateThingDto);
+    expect(value.limits).toBeInstanceOf(LimitsDto);
+    expect(value).toEqual({ name: 'web', limits: { perMinute: 5 } });
+  });
+
+  it('refuses unknown fields as validation_failed naming each of them', async () => {
+    const error = await rejection({ name: 'web', role: 'OWNER' });
+    expect(error).toBeInstanceOf(AppError);
+    expect(error.code).toBe('validation_failed');
+    expect(error.status).toBe(400);
+    expect(error.details).toEqual([{ field: 'role', message: expect.stringContaining('role') }]);
+  });
+
+  it('lists every wrong field, with dotted paths for nested ones', async () => {
+    const error = await rejection({ name: 42, limits: { perMinute: 'lots', extra: true } });
+    expect(error.code).toBe('validation_failed');
+    const fields = error.details?.map((d) => d.field) ?? [];
+    expect(fields).toEqual(expect.arrayContaining(['name', 'limits.perMinute', 'limits.extra']));
+    for (const d of error.details ?? []) expect(d.message).toEqual(expect.any(String));
+    expect(error.details).toContainEqual({ field: 'limits.perMinute', message: expect.stringMatching(/integer/) });
+  });
+
+  it('reports every broken rule of a field, not only the first', async () => {
+    const error = await rejection({ name: 7 });
+    const messages = error.details?.filter((d) => d.field === 'name').map((d) => d.message) ?? [];
+    expect(messages.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('refuses a missing required field', async () => {
+    const error = await rejection({});
+    expect(error.details?.map((d) => d.field)).toContain('name');
+  });
+});

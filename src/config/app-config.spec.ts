@@ -1,0 +1,91 @@
+import { ConfigError, loadConfig } from './app-config';
+
+const STRONG_SECRET = 'N7q2vR9kLm4pW8sT1xY6zB3cD5fG0hJ2aK9eQ4uV7wZ';
+
+describe('loadConfig', () => {
+  it('runs with the documented defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.env).toBe('development');
+    expect(config.port).toBe(3000);
+    expect(config.dataDir).toBe('./data');
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.jwt.secret).toBeUndefined();
+    expect(config.jwt.expiresIn).toBe(86400);
+    expect(config.bootstrapOwner).toBeUndefined();
+    expect(config.limits.anonymousPerMinute).toBe(30);
+  });
+
+  it('reads numbers and URLs from the environment', () => {
+    const config = loadConfig({ PORT: '8080', JWT_EXPIRES_IN: '3600', DATABASE_URL: 'postgresql://u@db/gh', REDIS_URL: 'rediss://cache:6380', DATA_DIR: '/var/lib/gh' });
+    expect(config.port).toBe(8080);
+    expect(config.jwt.expiresIn).toBe(3600);
+    expect(config.databaseUrl).toBe('postgresql://u@db/gh');
+    expect(config.redisUrl).toBe('rediss://cache:6380');
+    expect(config.dataDir).toBe('/var/lib/gh');
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['JWT_EXPIRES_IN', '10'],
+    ['JWT_EXPIRES_IN', 'soon'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'http://cache'],
+    ['NODE_ENV', 'staging'],
+  ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(name === 'NODE_ENV' ? /NODE_ENV/ : new RegExp(name));
+  });
+
+  it('treats an empty PORT or JWT_EXPIRES_IN like an unset one', () => {
+    const config = loadConfig({ PORT: '', JWT_EXPIRES_IN: '' });
+    expect(config.port).toBe(3000);
+    expect(config.jwt.expiresIn).toBe(86400);
+  });
+
+  describe('in production', () => {
+    const prod = (extra: Record<string, string> = {}) => loadConfig({ NODE_ENV: 'production', ...extra });
+
+    it('requires JWT_SECRET', () => {
+      expect(() => prod()).toThrow(ConfigError);
+      expect(() => prod()).toThrow(/JWT_SECRET is required/);
+      expect(() => prod({ JWT_SECRET: '' })).toThrow(/JWT_SECRET is required/);
+    });
+
+    it('accepts a strong secret', () => {
+      expect(prod({ JWT_SECRET: STRONG_SECRET }).jwt.secret).toBe(STRONG_SECRET);
+    });
+
+    it('refuses a secret shorter than 32 bytes', () => {
+      expect(() => prod({ JWT_SECRET: STRONG_SECRET.slice(0, 31) })).toThrow(/at least 32 bytes/);
+      expect(prod({ JWT_SECRET: STRONG_SECRET.slice(0, 32) }).jwt.secret).toHaveLength(32);
+    });
+
+    it.each(['changeme-changeme-changeme-changeme', 'change_me_in_production_please_now!', 'secretsecretsecretsecretsecretsecret', 'x'.repeat(40), '0'.repeat(48), 'your-secret-goes-here-0123456789abcdef'])(
+      'refuses the placeholder secret %s even though it is long enough',
+      (secret) => {
+        expect(() => prod({ JWT_SECRET: secret })).toThrow(/placeholder/);
+      },
+    );
+
+    it('accepts random secrets that merely start with x or 0', () => {
+      // secret beginning with x, X or 0 — about 1 in 21 outputs of `openssl rand -base64 48`.
+      for (const secret of [`x${STRONG_SECRET}`, `X${STRONG_SECRET}`, `0${STRONG_SECRET}`]) {
+        expect(prod({ JWT_SECRET: secret }).jwt.secret).toBe(secret);
+      }
+    });
+  });
+
+  it('does not apply the production secret rules in development', () => {
+    expect(loadConfig({ JWT_SECRET: 'changeme' }).jwt.secret).toBe('changeme');
+  });
+
+  it('requires the bootstrap owner email and password together', () => {
+    expect(() => loadConfig({ BOOTSTRAP_OWNER_EMAIL: 'owner@example.com' })).toThrow(ConfigError);
+    expect(() => loadConfig({ BOOTSTRAP_OWNER_PASSWORD: 'correct horse battery' })).toThrow(/go together/);
+    const config = loadConfig({ BOOTSTRAP_OWNER_EMAIL: 'owner@example.com', BOOTSTRAP_OWNER_PASSWORD: 'correct horse battery' });
+    expect(config.bootstrapOwner).toEqual({ email: 'owner@example.com', password: 'correct horse battery' });
+  });
+});

@@ -1,0 +1,18 @@
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../..');
+
+/**
+ * On PostgreSQL (E2E_DATABASE_URL), migrate once with the real Prisma CLI, as operators do
+ * (`npm run db:migrate`). The embedded default needs nothing: each app migrates its own PGlite.
+ */
+export default function globalSetup(): void {
+  const url = process.env.E2E_DATABASE_URL;
+  if (!url) return;
+  execFileSync(resolve(ROOT, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}

@@ -1,0 +1,108 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
+import { hashPassword } from '../../src/auth/passwords';
+import type { Role } from '../../src/auth/principal';
+import { TokenService } from '../../src/auth/token.service';
+import { createApp } from '../../src/app.setup';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { PrismaService } from '../../src/prisma/prisma.service';
+
+export interface TestApp {
+  readonly app: NestFastifyApplication;
+  readonly http: ReturnType<typeof request>;
+  readonly prisma: PrismaService;
+  readonly config: AppConfig;
+  close(): Promise<void>;
+}
+
+/** True when this run targets the machine's PostgreSQL and Redis (see .ci/run). */
+export const onRealServices = Boolean(process.env.E2E_DATABASE_URL);
+
+/**
+ * The real app (createApp → configureApp, as main.ts) on a fresh in-memory PGlite migrated as the
+ * embedded default is, or on E2E_DATABASE_URL / E2E_REDIS_URL when set. Each app gets its own Redis
+ * key prefix, so suites never share counters.
+ */
+export async function startApp(env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    DATA_DIR: 'memory://',
+    DATABASE_URL: process.env.E2E_DATABASE_URL,
+    REDIS_URL: process.env.E2E_REDIS_URL,
+    REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
+    ...env,
+  });
+  const app = await createApp(config);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  return {
+    app,
+    http: request(app.getHttpServer()),
+    prisma: app.get(PrismaService),
+    config,
+    close: () => app.close(),
+  };
+}
+
+export interface TestUser {
+  readonly id: string;
+  readonly email: string;
+  readonly password: string;
+  readonly accountId: string;
+  readonly role: Role;
+  readonly token: string;
+}
+
+export interface TestAccount {
+  readonly id: string;
+  readonly owner: TestUser;
+  addUser(role: Role): Promise<TestUser>;
+  createKey(body?: Record<string, unknown>): Promise<{ id: string; key: string }>;
+}
+
+let passwordHash: Promise<string> | undefined;
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+/** A new account (unique names and emails: suites never assume an empty database). */
+export async function createAccount(t: TestApp, plan: 'free' | 'pro' | 'enterprise' = 'free'): Promise<TestAccount> {
+  passwordHash ??= hashPassword(TEST_PASSWORD);
+  const account = await t.prisma.account.create({ data: { name: `Test ${randomUUID()}`, planId: plan } });
+  const tokens = t.app.get(TokenService);
+  const addUser = async (role: Role): Promise<TestUser> => {
+    const email = `${role.toLowerCase()}-${randomUUID()}@example.com`;
+    const user = await t.prisma.user.create({ data: { email, role, accountId: account.id, passwordHash: await passwordHash! } });
+    return { id: user.id, email, password: TEST_PASSWORD, accountId: account.id, role, token: tokens.issue(user).token };
+  };
+  const owner = await addUser('OWNER');
+  return {
+    id: account.id,
+    owner,
+    addUser,
+    async createKey(body = {}) {
+      const res = await t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${owner.token}`).send({ name: 'test key', ...body });
+      if (res.status !== 201) throw new Error(`createKey: ${res.status} ${JSON.stringify(res.body)}`);
+      return { id: res.body.id, key: res.body.key };
+    },
+  };
+}
+
+/** The headers PRODUCT.md §5 puts on every /api/v1 answer. */
+export function expectRateLimitHeaders(res: request.Response): void {
+  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit', 'x-request-id']) {
+    expect({ header: h, value: res.headers[h] }).toEqual({ header: h, value: expect.any(String) });
+  }
+  expect(Number(res.headers['x-ratelimit-remaining'])).toBeGreaterThanOrEqual(0);
+  expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(0);
+  expect(res.headers['ratelimit-policy']).toBe(`"default";q=${res.headers['x-ratelimit-limit']};w=60`);
+  expect(res.headers['ratelimit']).toBe(`"default";r=${res.headers['x-ratelimit-remaining']};t=${res.headers['x-ratelimit-reset']}`);
+}
+
+/** The documented error body, with the request id of the X-Request-Id header. */
+export function expectError(res: request.Response, status: number, code: string): void {
+  expect({ status: res.status, body: res.body }).toEqual({
+    status,
+    body: expect.objectContaining({ statusCode: status, error: code, message: expect.any(String), requestId: res.headers['x-request-id'] }),
+  });
+}
