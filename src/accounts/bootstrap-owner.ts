@@ -21,7 +21,7 @@ export class BootstrapOwner implements OnApplicationBootstrap {
     if ((await this.prisma.user.count()) > 0) return;
     const owner = this.config.bootstrapOwner;
     if (owner === undefined) {
-      if (this.config.env !== 'production') {
+      if (this.config.env === 'development') {
         this.logger.warn(
           'No users yet. To get in, restart with BOOTSTRAP_OWNER_EMAIL=<you@example.com> and ' +
             'BOOTSTRAP_OWNER_PASSWORD=<12+ characters>: that creates account "Default" with you as its OWNER.',

@@ -65,8 +65,15 @@ export interface TestAccount {
 let passwordHash: Promise<string> | undefined;
 export const TEST_PASSWORD = 'correct horse battery staple';
 
+/** A plan of its own with tiny limits, so a test reaches them in a few requests. */
+export async function createPlan(t: TestApp, apiRequestsPerMinute: number, managementRequestsPerMinute: number): Promise<string> {
+  const id = `test-${randomUUID()}`;
+  await t.prisma.plan.create({ data: { id, name: id, apiRequestsPerMinute, managementRequestsPerMinute } });
+  return id;
+}
+
 /** A new account (unique names and emails: suites never assume an empty database). */
-export async function createAccount(t: TestApp, plan: 'free' | 'pro' | 'enterprise' = 'free'): Promise<TestAccount> {
+export async function createAccount(t: TestApp, plan = 'free'): Promise<TestAccount> {
   passwordHash ??= hashPassword(TEST_PASSWORD);
   const account = await t.prisma.account.create({ data: { name: `Test ${randomUUID()}`, planId: plan } });
   const tokens = t.app.get(TokenService);

@@ -1,0 +1,159 @@
+import { randomBytes } from 'node:crypto';
+import { sign } from 'jsonwebtoken';
+import { UserPrincipalService } from '../../src/auth/user-principal.service';
+import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
+
+const ROUTE = '/api/v1/api-keys';
+
+describe('POST /api/v1/auth/login', () => {
+  let t: TestApp;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    t = await startApp();
+    account = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  it('answers {token, expiresIn: 86400} and the token opens JWT routes', async () => {
+    const res = await t.http.post('/api/v1/auth/login').send({ email: account.owner.email, password: account.owner.password }).expect(200);
+    expect(res.body).toEqual({ token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/), expiresIn: 86400 });
+    expectRateLimitHeaders(res);
+    await t.http.get(ROUTE).set('Authorization', `Bearer ${res.body.token}`).expect(200);
+  });
+
+  it('treats the email case-insensitively', async () => {
+    await t.http.post('/api/v1/auth/login').send({ email: account.owner.email.toUpperCase(), password: account.owner.password }).expect(200);
+  });
+
+  it('gives unknown email and wrong password the same 401 invalid_credentials', async () => {
+    const wrong = await t.http.post('/api/v1/auth/login').send({ email: account.owner.email, password: 'not the password' });
+    const unknown = await t.http.post('/api/v1/auth/login').send({ email: `nobody-${Date.now()}@example.com`, password: 'not the password' });
+    for (const res of [wrong, unknown]) {
+      expectError(res, 401, 'invalid_credentials');
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+      expectRateLimitHeaders(res);
+    }
+    expect({ ...wrong.body, requestId: 'x' }).toEqual({ ...unknown.body, requestId: 'x' });
+  });
+
+  it('locks an email out after 10 failures, even for the right password, and leaves other emails alone', async () => {
+    const victim = await account.addUser('DEVELOPER');
+    for (let i = 0; i < 10; i++) {
+      expectError(await t.http.post('/api/v1/auth/login').send({ email: victim.email, password: `guess ${i}` }), 401, 'invalid_credentials');
+    }
+    const locked = await t.http.post('/api/v1/auth/login').send({ email: victim.email, password: victim.password });
+    expectError(locked, 429, 'rate_limit_exceeded');
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(locked.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+    expect(locked.body.token).toBeUndefined();
+    const other = await account.addUser('DEVELOPER');
+    await t.http.post('/api/v1/auth/login').send({ email: other.email, password: other.password }).expect(200);
+  });
+});
+
+describe('login per client IP', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(() => t.close());
+
+  it('allows 30 attempts a minute, then answers 429 with Retry-After', async () => {
+    for (let i = 1; i <= 30; i++) {
+      const res = await t.http.post('/api/v1/auth/login').send({ email: `flood-${i}@example.com`, password: 'x' });
+      expectError(res, 401, 'invalid_credentials');
+      expect(res.headers['x-ratelimit-limit']).toBe('30');
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(30 - i));
+    }
+    const res = await t.http.post('/api/v1/auth/login').send({ email: 'flood-31@example.com', password: 'x' });
+    expectError(res, 429, 'rate_limit_exceeded');
+    expectRateLimitHeaders(res);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('bearer tokens', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  const claims = () => ({ sv: 0 });
+  const options = (over: object = {}) => ({ subject: account.owner.id, issuer: 'gatehouse', audience: 'gatehouse-dashboard', expiresIn: 300, ...over });
+  const secret = () => t.config.jwt.secret!;
+  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const get = (token: string) => t.http.get(ROUTE).set('Authorization', `Bearer ${token}`);
+  const expectInvalid = async (token: string) => {
+    const res = await get(token);
+    expectError(res, 401, 'invalid_token');
+    expect(res.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    expectRateLimitHeaders(res);
+  };
+
+  beforeAll(async () => {
+    t = await startApp();
+    account = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  it('accepts a well-formed HS256 token', async () => {
+    await get(sign(claims(), secret(), options())).expect(200);
+  });
+
+  it('answers 401 token_expired with the RFC 6750 challenge for an expired token', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const res = await get(sign({ ...claims(), iat: now - 600, exp: now - 60 }, secret(), { subject: account.owner.id, issuer: 'gatehouse', audience: 'gatehouse-dashboard' }));
+    expectError(res, 401, 'token_expired');
+    expect(res.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="token_expired"');
+    expectRateLimitHeaders(res);
+  });
+
+  it('refuses alg "none"', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const payload = { ...claims(), sub: account.owner.id, iss: 'gatehouse', aud: 'gatehouse-dashboard', iat: now, exp: now + 300 };
+    await expectInvalid(`${b64({ alg: 'none', typ: 'JWT' })}.${b64(payload)}.`);
+  });
+
+  it('refuses another algorithm, even with the right secret', async () => {
+    await expectInvalid(sign(claims(), secret(), { ...options(), algorithm: 'HS512' }));
+  });
+
+  it('refuses a bad signature', async () => {
+    await expectInvalid(sign(claims(), randomBytes(32), options()));
+  });
+
+  it('refuses a token without exp', async () => {
+    const { expiresIn: _, ...noExp } = options();
+    await expectInvalid(sign(claims(), secret(), noExp));
+  });
+
+  it('refuses a wrong audience or issuer', async () => {
+    await expectInvalid(sign(claims(), secret(), options({ audience: 'someone-else' })));
+    await expectInvalid(sign(claims(), secret(), options({ issuer: 'someone-else' })));
+  });
+
+  it('refuses tampered claims', async () => {
+    const other = await createAccount(t);
+    const [header, payload, signature] = sign(claims(), secret(), options()).split('.');
+    const claimsIn = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    await expectInvalid(`${header}.${b64({ ...claimsIn, sub: other.owner.id })}.${signature}`);
+  });
+
+  it('refuses a malformed header value', async () => {
+    await expectInvalid('garbage');
+    const basic = await t.http.get(ROUTE).set('Authorization', 'Basic dXNlcjpwYXNz');
+    expectError(basic, 401, 'invalid_token');
+  });
+
+  it('refuses tokens issued before the user’s token version changed, and tokens of removed users', async () => {
+    const user = await account.addUser('DEVELOPER');
+    await get(user.token).expect(200);
+    await t.prisma.user.update({ where: { id: user.id }, data: { tokenVersion: { increment: 1 } } });
+    t.app.get(UserPrincipalService).forget(user.id);
+    await expectInvalid(user.token);
+
+    const leaver = await account.addUser('ADMIN');
+    await t.prisma.user.delete({ where: { id: leaver.id } });
+    t.app.get(UserPrincipalService).forget(leaver.id);
+    await expectInvalid(leaver.token);
+  });
+});
