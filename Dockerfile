@@ -1,0 +1,19 @@
+# Gatehouse: build once, run anywhere Node 20 runs. See README "Production".
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json prisma.config.ts tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY prisma ./prisma
+RUN npm ci --no-audit --no-fund
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json prisma.config.ts ./
+COPY prisma ./prisma
+USER node
+EXPOSE 3000
+CMD ["node", "dist/main.js"]

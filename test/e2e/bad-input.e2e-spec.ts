@@ -1,0 +1,205 @@
+import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Response } from 'supertest';
+import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The documented error body and headers; on 400 also a `details` list naming `field` when given. */
+function expectRefused(res: Response, status: number, code: string, field?: string): void {
+  expectError(res, status, code);
+  expectRateLimitHeaders(res);
+  if (status === 400) expect(res.body.details).toEqual(expect.any(Array));
+  if (field !== undefined) expect(res.body.details).toContainEqual(expect.objectContaining({ field, message: expect.any(String) }));
+}
+
+describe('bad input', () => {
+  let t: TestApp;
+  let account: TestAccount;
+
+  const keyCount = () => t.prisma.apiKey.count({ where: { accountId: account.id } });
+  const createKey = () => t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`);
+
+  /** Runs `send`, then checks that the account's keys are as many as before. */
+  async function writesNothing(send: () => Promise<Response>): Promise<Response> {
+    const before = await keyCount();
+    const res = await send();
+    expect(await keyCount()).toBe(before);
+    return res;
+  }
+
+  beforeAll(async () => {
+    t = await startApp();
+    account = await createAccount(t, 'pro');
+  });
+  afterAll(() => t.close());
+
+  describe('POST /api/v1/api-keys', () => {
+    it('answers malformed JSON with 400 validation_failed', async () => {
+      const res = await writesNothing(() => createKey().set('Content-Type', 'application/json').send('{"name": "x",'));
+      expectRefused(res, 400, 'validation_failed', 'body');
+    });
+
+    it('refuses an unknown field, naming it', async () => {
+      const res = await writesNothing(() => createKey().send({ name: 'x', admin: true }));
+      expectRefused(res, 400, 'validation_failed', 'admin');
+    });
+
+    it.each([
+      ['name', { name: 5 }],
+      ['scopes', { name: 'x', scopes: 'widget' }],
+      ['scopes', { name: 'x', scopes: ['nope'] }],
+      ['expiresAt', { name: 'x', expiresAt: 'tomorrow' }],
+      ['allowedOrigins', { name: 'x', allowedOrigins: ['not an origin'] }],
+      ['name', { name: 'n'.repeat(101) }],
+      ['name', { name: '' }],
+      ['name', {}],
+    ])('refuses a wrong %s (%j), naming the field', async (field, body) => {
+      const res = await writesNothing(() => createKey().send(body));
+      expectRefused(res, 400, 'validation_failed', field);
+    });
+
+    it('answers a body over 64 KiB with 413 payload_too_large', async () => {
+      const res = await writesNothing(() => createKey().send({ name: 'x', allowedOrigins: ['https://a.example.com'], pad: 'p'.repeat(70 * 1024) }));
+      expectRefused(res, 413, 'payload_too_large');
+    });
+
+    it('answers an XML body with 415 unsupported_media_type', async () => {
+      const res = await writesNothing(() => createKey().set('Content-Type', 'application/xml').send('<key><name>x</name></key>'));
+      expectRefused(res, 415, 'unsupported_media_type');
+    });
+
+    // Bug: Fastify's built-in text/plain parser is still registered (src/app.setup.ts), so the
+    // string reaches the validation pipe and answers 400 validation_failed instead of 415.
+    it.failing('answers a text/plain body with 415 unsupported_media_type', async () => {
+      const res = await writesNothing(() => createKey().set('Content-Type', 'text/plain').send('{"name":"x"}'));
+      expectRefused(res, 415, 'unsupported_media_type');
+    });
+
+    // Bug: Nest's FastifyAdapter registers an application/x-www-form-urlencoded parser on init
+    // (src/app.setup.ts does not pass bodyParser: false), so a form post creates a key (201).
+    it.failing('answers a form-encoded body with 415 unsupported_media_type and creates nothing', async () => {
+      const res = await writesNothing(() => createKey().type('form').send({ name: 'x' }));
+      expectRefused(res, 415, 'unsupported_media_type');
+    });
+  });
+
+  describe('GET /api/v1/api-keys/:id', () => {
+    it('refuses an id that is not a UUID with 400 validation_failed', async () => {
+      const res = await t.http.get('/api/v1/api-keys/not-a-uuid').set('Authorization', `Bearer ${account.owner.token}`);
+      expectRefused(res, 400, 'validation_failed', 'id');
+    });
+  });
+
+  describe('POST /api/v1/auth/login', () => {
+    const login = () => t.http.post('/api/v1/auth/login');
+
+    it('answers malformed JSON with 400 validation_failed', async () => {
+      expectRefused(await login().set('Content-Type', 'application/json').send('{"email":'), 400, 'validation_failed', 'body');
+    });
+
+    it.each([
+      ['password', { email: 'someone@example.com' }],
+      ['email', { email: 'not an email', password: 'x' }],
+      ['role', { email: 'someone@example.com', password: 'x', role: 'OWNER' }],
+    ])('refuses a bad %s with 400 validation_failed naming it', async (field, body) => {
+      expectRefused(await login().send(body), 400, 'validation_failed', field);
+    });
+
+    it('answers an unknown email and a wrong password alike: 401 invalid_credentials', async () => {
+      const unknown = await login().send({ email: `nobody-${Date.now()}@example.com`, password: 'whatever it is' });
+      const wrong = await login().send({ email: account.owner.email, password: 'not the password' });
+      for (const res of [unknown, wrong]) {
+        expectRefused(res, 401, 'invalid_credentials');
+        expect(res.headers['www-authenticate']).toBe('Bearer');
+      }
+      const { requestId: a, ...unknownBody } = unknown.body;
+      const { requestId: b, ...wrongBody } = wrong.body;
+      expect(a).not.toBe(b);
+      expect(unknownBody).toEqual(wrongBody);
+    });
+  });
+
+  describe('unknown routes', () => {
+    it.each(['/api/v1/nothing-here', '/api/v1/api-keys/x/y/z', '/api/v2/public/ping', '/api/nothing'])('answers %s with 404 not_found', async (url) => {
+      expectRefused(await t.http.get(url), 404, 'not_found');
+    });
+  });
+
+  describe('X-Request-Id', () => {
+    it('keeps a sane client-sent id, in the header and the body', async () => {
+      const res = await t.http.get('/api/v1/api-keys').set('X-Request-Id', 'req-123.abc');
+      expect(res.headers['x-request-id']).toBe('req-123.abc');
+      expectRefused(res, 401, 'missing_credentials');
+    });
+
+    it.each([
+      ['spaces', 'req 123'],
+      ['more than 128 characters', 'r'.repeat(129)],
+      ['a quote', 'req"123'],
+    ])('replaces an id with %s by a generated one', async (_, sent) => {
+      const res = await t.http.get('/api/v1/api-keys').set('X-Request-Id', sent);
+      expect(res.headers['x-request-id']).toMatch(UUID);
+      expectRefused(res, 401, 'missing_credentials');
+    });
+  });
+
+  describe('oversized headers', () => {
+    let server: Server;
+    let port: number;
+
+    beforeAll(async () => {
+      server = t.app.getHttpServer() as Server;
+      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+
+    function rawGet(headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+      return new Promise((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/api/v1/public/ping', headers }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (body += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    }
+
+    it('answers a header over 16 KiB with 431 request_header_fields_too_large and the documented body', async () => {
+      const res = await rawGet({ 'X-Padding': 'p'.repeat(17 * 1024) });
+      expect(res.status).toBe(431);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(res.body)).toEqual({
+        statusCode: 431,
+        error: 'request_header_fields_too_large',
+        message: expect.any(String),
+        requestId: res.headers['x-request-id'],
+      });
+    });
+  });
+});
+
+(onRealServices ? describe.skip : describe)('a failing database', () => {
+  let t: TestApp;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    t = await startApp();
+    account = await createAccount(t);
+    await t.prisma.$executeRawUnsafe('ALTER TABLE "ApiKey" RENAME TO "ApiKeyGone"');
+  });
+  afterAll(() => t.close());
+
+  it('answers 500 internal_error with the headers and without SQL, table names or stack', async () => {
+    const res = await t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`).send({ name: 'x' });
+    expectError(res, 500, 'internal_error');
+    expectRateLimitHeaders(res);
+    expect(Object.keys(res.body).sort()).toEqual(['error', 'message', 'requestId', 'statusCode']);
+    const text = res.text;
+    for (const leak of ['ApiKey', 'relation', 'SELECT', 'INSERT', 'prisma', 'Prisma', 'does not exist', '\n', ' at ']) {
+      expect({ leak, found: text.includes(leak) }).toEqual({ leak, found: false });
+    }
+  });
+});
