@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal';
-import type { AppError } from './errors/app-error';
 import type { RateLimitState } from '../rate-limit/rate-limit-state';
 
 declare module 'fastify' {
@@ -8,7 +7,7 @@ declare module 'fastify' {
     /** Set by the authentication guard (passport's `request.user`); null when unauthenticated. */
     user: Principal | null;
     /** An authentication failure, kept until the rate limiter has counted the request. */
-    authError: AppError | null;
+    authError: Error | null;
     /** The limiter's verdict for this request, written as headers on every response. */
     rateLimit: RateLimitState | null;
   }

@@ -9,7 +9,8 @@ import { ApiKeyAuthGuard, JwtAuthGuard } from './passport.guards';
 /**
  * Runs the route's declared method (passport) and records the outcome on the request. It never
  * throws: the rate limiter must count (and add headers to) failed attempts too, so the
- * AuthorizationGuard rethrows `authError` after it.
+ * AuthorizationGuard rethrows `authError` after it. An error that is not an AppError (the
+ * database failed) is rethrown as it is, so it answers 500, never 401.
  */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
@@ -37,12 +38,8 @@ export class AuthenticationGuard implements CanActivate {
       }
     } catch (err) {
       req.user = null;
-      req.authError =
-        err instanceof AppError
-          ? err
-          : requirement.method === 'apiKey'
-            ? new AppError('invalid_api_key').withChallenge(CHALLENGE.apiKey)
-            : new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
+      // An AppError is the verdict (401); anything else is a failure of ours, answered as such.
+      req.authError = err instanceof Error ? err : new Error(String(err));
     }
     return true;
   }

@@ -10,7 +10,8 @@ import { CHALLENGE } from '../challenges';
 export class ApiKeyAuthGuard extends AuthGuard('api-key') {
   override handleRequest<T = Principal>(err: unknown, user: T | false): T {
     if (err instanceof AppError) throw err.status === 401 ? err.withChallenge(CHALLENGE.apiKey) : err;
-    if (err || !user) throw new AppError('invalid_api_key').withChallenge(CHALLENGE.apiKey);
+    if (err) throw err; // not a verdict on the key (e.g. the database failed): never a 401
+    if (!user) throw new AppError('invalid_api_key').withChallenge(CHALLENGE.apiKey);
     return user;
   }
 }
@@ -23,7 +24,8 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     if (info instanceof TokenExpiredError) {
       throw new AppError('token_expired').withChallenge(CHALLENGE.expiredToken);
     }
-    if (err || !user) throw new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
+    if (err) throw err; // not a verdict on the token (e.g. the database failed): never a 401
+    if (!user) throw new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
     return user;
   }
 }
