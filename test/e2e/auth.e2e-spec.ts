@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { UserPrincipalService } from '../../src/auth/user-principal.service';
-import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 
 const ROUTE = '/api/v1/api-keys';
 
@@ -155,5 +155,29 @@ describe('bearer tokens', () => {
     await t.prisma.user.delete({ where: { id: leaver.id } });
     t.app.get(UserPrincipalService).forget(leaver.id);
     await expectInvalid(leaver.token);
+  });
+});
+
+// Breaks its own in-memory database, so only on the embedded default.
+(onRealServices ? describe.skip : describe)('when the database fails during authentication', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers 500 internal_error, never a 401 that blames the credential', async () => {
+    const account = await createAccount(t);
+    const { key } = await account.createKey();
+    const user = await account.addUser('DEVELOPER');
+    await t.prisma.$executeRawUnsafe('ALTER TABLE "ApiKey" RENAME TO "ApiKeyGone"');
+    await t.prisma.$executeRawUnsafe('ALTER TABLE "User" RENAME TO "UserGone"');
+    for (const res of [await t.http.get('/api/v1/public/ping').set('X-Api-Key', key), await t.http.get(ROUTE).set('Authorization', `Bearer ${user.token}`)]) {
+      expectError(res, 500, 'internal_error');
+      expect(JSON.stringify(res.body)).not.toMatch(/ApiKey|UserGone|SELECT|relation|\bat /);
+      expect(res.headers['www-authenticate']).toBeUndefined();
+      expectRateLimitHeaders(res);
+    }
   });
 });
