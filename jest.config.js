@@ -4,6 +4,7 @@ const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
 
 module.exports = {
+  testTimeout: 60_000,
   projects: [
     {
       displayName: 'unit',
@@ -21,7 +22,6 @@ module.exports = {
       transform: { '^.+\\.ts$': tsJest },
       moduleNameMapper,
       globalSetup: '<rootDir>/test/utils/global-setup.ts',
-      testTimeout: 60_000,
     },
   ],
 };

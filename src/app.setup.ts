@@ -60,6 +60,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance();
+  fastify.removeContentTypeParser('text/plain'); // bodies are JSON; anything else answers 415
   fastify.decorateRequest('user', null);
   fastify.decorateRequest('authError', null);
   fastify.decorateRequest('rateLimit', null);
@@ -77,6 +78,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(), {
     abortOnError: false,
+    // Fastify's own JSON parser only (with bodyLimit and prototype-poisoning checks): no form bodies.
+    bodyParser: false,
     logger: config.env === 'test' ? ['error', 'warn'] : undefined,
   });
   return configureApp(app);

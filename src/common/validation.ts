@@ -1,4 +1,5 @@
 import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { AppError, ErrorDetail } from './errors/app-error';
 
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
@@ -19,3 +20,6 @@ export function createValidationPipe(): ValidationPipe {
     exceptionFactory: (errors) => new AppError('validation_failed', 'The request is malformed; see details.', flatten(errors)),
   });
 }
+
+/** Like @IsOptional(), but null is validated (and refused) instead of skipped. */
+export const IsOmittable = () => ValidateIf((_: object, value: unknown) => value !== undefined);

@@ -37,7 +37,7 @@ describe('API keys', () => {
     t = await startApp();
     account = await createAccount(t, 'pro');
     bearer = account.owner.token;
-  });
+  }, 30_000);
   afterAll(() => t.close());
 
   describe('POST /api/v1/api-keys', () => {
@@ -99,7 +99,7 @@ describe('API keys', () => {
       expect((await ping(key)).status).toBe(200);
       for (let i = 0; i < 50 && Date.now() <= expiresAt.getTime(); i++) await new Promise((r) => setTimeout(r, 100));
       expectDeadKey(await ping(key));
-    });
+    }, 15_000);
   });
 
   describe('X-Api-Key', () => {
@@ -173,6 +173,27 @@ describe('API keys', () => {
       expect(until).toBeLessThanOrEqual(Date.now() + 3_601_000);
       expect((await ping(res.body.key)).status).toBe(200);
       expect((await ping(old)).status).toBe(200);
+    });
+
+    it('keeps only the latest previous secret: a second rotation ends the first one at once', async () => {
+      const { id, key: first } = await account.createKey();
+      const second = (await asOwner('post', `/api/v1/api-keys/${id}/rotate`).send({ gracePeriodSeconds: 3600 })).body.key;
+      expect((await ping(first)).status).toBe(200);
+      const third = (await asOwner('post', `/api/v1/api-keys/${id}/rotate`).send({ gracePeriodSeconds: 3600 })).body.key;
+      expectDeadKey(await ping(first));
+      expect((await ping(second)).status).toBe(200);
+      expect((await ping(third)).status).toBe(200);
+    });
+
+    it('revoking during a grace period stops both secrets at once', async () => {
+      const { id, key: old } = await account.createKey();
+      const fresh = (await asOwner('post', `/api/v1/api-keys/${id}/rotate`).send({ gracePeriodSeconds: 3600 })).body.key;
+      expect((await ping(old)).status).toBe(200);
+      expect((await ping(fresh)).status).toBe(200);
+      const res = await asOwner('delete', `/api/v1/api-keys/${id}`);
+      expect(res.body).toMatchObject({ status: 'revoked', previousSecretExpiresAt: null });
+      expectDeadKey(await ping(old));
+      expectDeadKey(await ping(fresh));
     });
 
     it('refuses to rotate a revoked key with 409 conflict', async () => {

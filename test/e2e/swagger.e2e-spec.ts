@@ -44,7 +44,7 @@ describe('OpenAPI', () => {
           .filter(([method]) => HTTP_METHODS.includes(method))
           .map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
       );
-  });
+  }, 30_000);
   afterAll(() => t.close());
 
   describe('GET /docs', () => {

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsString, Length, Matches } from 'class-validator';
+import { IsOmittable } from '../../common/validation';
 import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
 
 /** scheme://host[:port], no path: what a browser sends in the Origin header. */
@@ -11,15 +12,15 @@ export class CreateApiKeyDto {
   readonly name!: string;
 
   @ApiPropertyOptional({ description: 'What the key may call. Default: all three.', enum: API_KEY_SCOPES, isArray: true, default: API_KEY_SCOPES })
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayUnique() @IsIn(API_KEY_SCOPES, { each: true })
+  @IsOmittable() @IsArray() @ArrayMinSize(1) @ArrayUnique() @IsIn(API_KEY_SCOPES, { each: true })
   readonly scopes?: ApiKeyScope[];
 
   @ApiPropertyOptional({ description: 'When the key stops working (ISO 8601, in the future). Default: never.', format: 'date-time' })
-  @IsOptional() @IsDateString({ strict: true })
+  @IsOmittable() @IsDateString({ strict: true })
   readonly expiresAt?: string;
 
   @ApiPropertyOptional({ description: 'Browser origins (scheme://host[:port]) allowed to use the key. Default: any origin.', type: [String], maxItems: 50 })
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @ArrayUnique() @IsString({ each: true }) @Length(1, 200, { each: true })
+  @IsOmittable() @IsArray() @ArrayMaxSize(50) @ArrayUnique() @IsString({ each: true }) @Length(1, 200, { each: true })
   @Matches(ORIGIN_PATTERN, { each: true, message: 'each value in allowedOrigins must be an origin such as https://shop.example.com' })
   readonly allowedOrigins?: string[];
 }

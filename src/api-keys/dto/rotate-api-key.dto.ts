@@ -1,8 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { IsOmittable } from '../../common/validation';
 
 export class RotateApiKeyDto {
   @ApiPropertyOptional({ description: 'Seconds the old secret keeps working beside the new one.', minimum: 0, maximum: 86400, default: 0 })
-  @IsOptional() @IsInt() @Min(0) @Max(86400)
+  @IsOmittable() @IsInt() @Min(0) @Max(86400)
   readonly gracePeriodSeconds?: number;
 }
