@@ -1,4 +1,6 @@
-import { Logger, OnModuleDestroy } from '@nestjs/common';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type { CounterStorage, WindowPeek } from './counter-storage';
 import Redis from 'ioredis';
@@ -28,7 +30,7 @@ type RedisWithHit = Redis & {
  * counted in this process instead and a warning is logged: limits stay per instance until Redis
  * answers again (docs/OPERATIONS.md).
  */
-export class RedisThrottlerStorage implements CounterStorage, OnModuleDestroy {
+export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RedisThrottlerStorage.name);
   private readonly redis: RedisWithHit;
   private degradedSince: number | null = null;
@@ -49,6 +51,11 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleDestroy {
     this.redis.on('error', () => undefined); // reported through degrade(), once per outage
     this.redis.defineCommand('gatehouseHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.redis.defineCommand('gatehousePeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+  }
+
+  /** Count in Redis from the first request; a Redis that is down delays the start by 2 s at most. */
+  async onModuleInit(): Promise<void> {
+    if (this.redis.status !== 'ready') await Promise.race([once(this.redis, 'ready'), sleep(2000, undefined, { ref: false })]);
   }
 
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
