@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
+import { AuditModule } from './audit/audit.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './auth/auth.module';
 import { AuthenticationGuard } from './auth/guards/authentication.guard';
@@ -14,6 +15,7 @@ import { PrismaModule } from './prisma/prisma.module';
 import { PublicApiModule } from './public-api/public-api.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { TeamModule } from './team/team.module';
 import { WidgetModule } from './widget/widget.module';
 
 @Module({})
@@ -27,7 +29,9 @@ export class AppModule {
         RateLimitModule,
         AuthModule,
         PlansModule,
+        AuditModule,
         AccountsModule,
+        TeamModule,
         ApiKeysModule,
         WidgetModule,
         PublicApiModule,

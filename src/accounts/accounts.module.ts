@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { PlansModule } from '../plans/plans.module';
+import { AccountsController } from './accounts.controller';
+import { AccountsService } from './accounts.service';
 import { BootstrapOwner } from './bootstrap-owner';
 
-@Module({ providers: [BootstrapOwner] })
+@Module({ imports: [PlansModule], controllers: [AccountsController], providers: [AccountsService, BootstrapOwner] })
 export class AccountsModule {}

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { JwtAuth } from '../auth/auth.decorators';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import { Actor, CurrentActor, CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { UserPrincipal } from '../auth/principal';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { IdParamDto } from '../common/dto/id-param.dto';
@@ -27,7 +27,7 @@ export class ApiKeysController {
   @Post()
   @ApiOperation({ summary: 'Create an API key; the response shows its secret, once' })
   @ApiCreatedResponse({ type: ApiKeyWithSecretDto })
-  create(@CurrentPrincipal() actor: UserPrincipal, @Body() dto: CreateApiKeyDto): Promise<ApiKeyWithSecretDto> {
+  create(@CurrentActor() actor: Actor, @Body() dto: CreateApiKeyDto): Promise<ApiKeyWithSecretDto> {
     return this.apiKeys.create(actor, dto);
   }
 
@@ -43,7 +43,7 @@ export class ApiKeysController {
   @ApiOperation({ summary: "Change a key's name, scopes or allowed origins" })
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found' })
-  update(@CurrentPrincipal() actor: UserPrincipal, @Param() { id }: IdParamDto, @Body() dto: UpdateApiKeyDto): Promise<ApiKeyDto> {
+  update(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto, @Body() dto: UpdateApiKeyDto): Promise<ApiKeyDto> {
     return this.apiKeys.update(actor, id, dto);
   }
 
@@ -51,7 +51,7 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'Revoke a key for good (idempotent); it stops working at once' })
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found' })
-  revoke(@CurrentPrincipal() actor: UserPrincipal, @Param() { id }: IdParamDto): Promise<ApiKeyDto> {
+  revoke(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto): Promise<ApiKeyDto> {
     return this.apiKeys.revoke(actor, id);
   }
 
@@ -60,7 +60,7 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'Issue a new secret; the old one works for gracePeriodSeconds, then never' })
   @ApiOkResponse({ type: ApiKeyWithSecretDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found' })
-  rotate(@CurrentPrincipal() actor: UserPrincipal, @Param() { id }: IdParamDto, @Body() dto: RotateApiKeyDto): Promise<ApiKeyWithSecretDto> {
+  rotate(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto, @Body() dto: RotateApiKeyDto): Promise<ApiKeyWithSecretDto> {
     return this.apiKeys.rotate(actor, id, dto.gracePeriodSeconds);
   }
 }

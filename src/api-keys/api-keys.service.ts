@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import type { Actor } from '../auth/current-principal.decorator';
 import { API_KEY_SCOPES, UserPrincipal } from '../auth/principal';
 import { AppError } from '../common/errors/app-error';
 import type { ApiKey } from '../generated/prisma/client';
@@ -33,6 +35,7 @@ export class ApiKeysService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly auth: ApiKeyAuthService,
+    private readonly audit: AuditService,
   ) {}
 
   async list(actor: UserPrincipal): Promise<ApiKeyDto[]> {
@@ -44,7 +47,7 @@ export class ApiKeysService {
     return toApiKeyDto(await this.find(actor, id));
   }
 
-  async create(actor: UserPrincipal, dto: CreateApiKeyDto): Promise<ApiKeyWithSecretDto> {
+  async create(actor: Actor, dto: CreateApiKeyDto): Promise<ApiKeyWithSecretDto> {
     const expiresAt = dto.expiresAt === undefined ? null : new Date(dto.expiresAt);
     if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
       throw new AppError('validation_failed', 'expiresAt must be in the future.', [{ field: 'expiresAt', message: 'expiresAt must be in the future' }]);
@@ -61,21 +64,23 @@ export class ApiKeysService {
         expiresAt,
       },
     });
+    await this.audit.recordBy(actor, 'api_key.created', { type: 'api_key', id: row.id }, { name: row.name, scopes: row.scopes });
     return { ...toApiKeyDto(row), key };
   }
 
-  async update(actor: UserPrincipal, id: string, dto: UpdateApiKeyDto): Promise<ApiKeyDto> {
+  async update(actor: Actor, id: string, dto: UpdateApiKeyDto): Promise<ApiKeyDto> {
     const current = await this.find(actor, id);
     const row = await this.prisma.apiKey.update({
       where: { id: current.id },
       data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins },
     });
     this.auth.forget(row.hash, row.previousHash);
+    await this.audit.recordBy(actor, 'api_key.updated', { type: 'api_key', id: row.id }, { ...dto });
     return toApiKeyDto(row);
   }
 
   /** Revoking is for good and idempotent: a revoked key answers as it is. */
-  async revoke(actor: UserPrincipal, id: string): Promise<ApiKeyDto> {
+  async revoke(actor: Actor, id: string): Promise<ApiKeyDto> {
     const current = await this.find(actor, id);
     if (current.status === 'revoked') return toApiKeyDto(current);
     const row = await this.prisma.apiKey.update({
@@ -83,11 +88,12 @@ export class ApiKeysService {
       data: { status: 'revoked', revokedAt: new Date(), previousHash: null, previousHashExpiresAt: null },
     });
     this.auth.forget(current.hash, current.previousHash);
+    await this.audit.recordBy(actor, 'api_key.revoked', { type: 'api_key', id: row.id }, { name: row.name });
     return toApiKeyDto(row);
   }
 
   /** A new secret; the old one keeps working for `gracePeriodSeconds` (0: stops at once), then never. */
-  async rotate(actor: UserPrincipal, id: string, gracePeriodSeconds = 0): Promise<ApiKeyWithSecretDto> {
+  async rotate(actor: Actor, id: string, gracePeriodSeconds = 0): Promise<ApiKeyWithSecretDto> {
     const current = await this.find(actor, id);
     if (current.status === 'revoked') throw new AppError('conflict', 'A revoked key cannot be rotated.');
     const key = generateApiKey();
@@ -102,6 +108,7 @@ export class ApiKeysService {
       },
     });
     this.auth.forget(current.hash, current.previousHash);
+    await this.audit.recordBy(actor, 'api_key.rotated', { type: 'api_key', id: row.id }, { gracePeriodSeconds });
     return { ...toApiKeyDto(row), key };
   }
 

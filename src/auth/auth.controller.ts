@@ -1,9 +1,13 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Put, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
-import { Public } from './auth.decorators';
+import type { Request } from '../common/request';
+import { JwtAuth, Public } from './auth.decorators';
 import { AuthService } from './auth.service';
-import { LoginDto, TokenResponseDto } from './dto/login.dto';
+import { Actor, CurrentActor, CurrentPrincipal } from './current-principal.decorator';
+import { ChangePasswordDto, LoginDto, TokenResponseDto } from './dto/login.dto';
+import { MeDto } from './dto/me.dto';
+import type { UserPrincipal } from './principal';
 
 @ApiTags('Auth')
 @Controller('auth')
@@ -17,7 +21,24 @@ export class AuthController {
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed' })
   @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — unknown email or wrong password (same answer for both)' })
-  login(@Body() dto: LoginDto): Promise<TokenResponseDto> {
-    return this.auth.login(dto.email, dto.password);
+  login(@Body() dto: LoginDto, @Req() req: Request): Promise<TokenResponseDto> {
+    return this.auth.login(dto.email, dto.password, req.id);
+  }
+
+  @Get('me')
+  @JwtAuth()
+  @ApiOperation({ summary: 'The caller: user, role, account and plan' })
+  @ApiOkResponse({ type: MeDto })
+  me(@CurrentPrincipal() user: UserPrincipal): Promise<MeDto> {
+    return this.auth.me(user.userId);
+  }
+
+  @Put('password')
+  @JwtAuth()
+  @ApiOperation({ summary: 'Change the password; every older token stops working, the answer carries a new one' })
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed — wrong current password or a new one that breaks the policy' })
+  changePassword(@CurrentActor() actor: Actor, @Body() dto: ChangePasswordDto): Promise<TokenResponseDto> {
+    return this.auth.changePassword(actor, dto.currentPassword, dto.newPassword);
   }
 }

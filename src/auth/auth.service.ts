@@ -1,11 +1,17 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
 import { AppError } from '../common/errors/app-error';
+import { toPlanDto } from '../plans/plans.controller';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from './challenges';
+import type { Actor } from './current-principal.decorator';
 import { TokenResponseDto } from './dto/login.dto';
+import { MeDto } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
-import { verifyPassword } from './passwords';
+import { hashPassword, passwordProblems, verifyPassword } from './passwords';
+import type { Role } from './principal';
 import { TokenService } from './token.service';
+import { UserPrincipalService } from './user-principal.service';
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
@@ -15,17 +21,51 @@ export class AuthService {
     private readonly prisma: PrismaService,
     private readonly tokens: TokenService,
     private readonly lockout: LoginLockout,
+    private readonly users: UserPrincipalService,
+    private readonly audit: AuditService,
   ) {}
 
   /** Unknown email and wrong password answer alike, in the same time (see verifyPassword). */
-  async login(rawEmail: string, password: string): Promise<TokenResponseDto> {
+  async login(rawEmail: string, password: string, requestId: string): Promise<TokenResponseDto> {
     const email = normalizeEmail(rawEmail);
     await this.lockout.assertNotLocked(email);
-    const user = await this.prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true, tokenVersion: true } });
+    const user = await this.prisma.user.findUnique({ where: { email }, select: { id: true, accountId: true, passwordHash: true, tokenVersion: true } });
     if (!(await verifyPassword(user?.passwordHash ?? null, password)) || user === null) {
       await this.lockout.recordFailure(email);
+      if (user !== null) await this.audit.record({ accountId: user.accountId, action: 'auth.login_failed', actorEmail: email, requestId, target: { type: 'user', id: user.id } });
       throw new AppError('invalid_credentials').withChallenge(CHALLENGE.bearer);
     }
+    await this.audit.record({ accountId: user.accountId, action: 'auth.login', actorId: user.id, actorEmail: email, requestId, target: { type: 'user', id: user.id } });
     return this.tokens.issue(user);
+  }
+
+  async me(userId: string): Promise<MeDto> {
+    const user = await this.prisma.user.findUniqueOrThrow({ where: { id: userId }, include: { account: { include: { plan: true } } } });
+    return {
+      id: user.id,
+      email: user.email,
+      role: user.role as Role,
+      account: { id: user.account.id, name: user.account.name },
+      plan: toPlanDto(user.account.plan),
+    };
+  }
+
+  /** Every token issued before answers invalid_token from now on; the answer is a fresh one. */
+  async changePassword(actor: Actor, currentPassword: string, newPassword: string): Promise<TokenResponseDto> {
+    const user = await this.prisma.user.findUniqueOrThrow({ where: { id: actor.userId } });
+    await this.lockout.assertNotLocked(user.email);
+    if (!(await verifyPassword(user.passwordHash, currentPassword))) {
+      await this.lockout.recordFailure(user.email);
+      throw new AppError('validation_failed', 'The current password is wrong.', [{ field: 'currentPassword', message: 'currentPassword is wrong' }]);
+    }
+    const problems = passwordProblems(newPassword, user.email, 'newPassword');
+    if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);
+    const updated = await this.prisma.user.update({
+      where: { id: user.id },
+      data: { passwordHash: await hashPassword(newPassword), tokenVersion: { increment: 1 } },
+    });
+    this.users.forget(user.id);
+    await this.audit.recordBy(actor, 'auth.password_changed', { type: 'user', id: user.id });
+    return this.tokens.issue(updated);
   }
 }

@@ -18,3 +18,20 @@ export async function verifyPassword(passwordHash: string | null, password: stri
   const ok = await verify(passwordHash ?? (await dummyHash), password);
   return passwordHash !== null && ok;
 }
+
+export const PASSWORD_MIN = 12;
+/** argon2 hashes any length; the bound keeps a login from hashing megabytes. */
+export const PASSWORD_MAX = 256;
+
+/** Problems with a new password, as error details (empty when it is acceptable). */
+export function passwordProblems(password: string, email: string, field: string): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = [];
+  if (password.length < PASSWORD_MIN) problems.push({ field, message: `${field} must be at least ${PASSWORD_MIN} characters` });
+  if (password.length > PASSWORD_MAX) problems.push({ field, message: `${field} must be at most ${PASSWORD_MAX} characters` });
+  const lower = password.toLowerCase();
+  const [local] = email.toLowerCase().split('@');
+  if (lower.includes(email.toLowerCase()) || (local !== undefined && local.length >= 4 && lower === local)) {
+    problems.push({ field, message: `${field} must not be or contain the email address` });
+  }
+  return problems;
+}

@@ -18,3 +18,23 @@ export class TokenResponseDto {
   @ApiProperty({ description: 'Lifetime of the token in seconds.', example: 86400 })
   readonly expiresIn!: number;
 }
+
+export class ChangePasswordDto {
+  @ApiProperty({ description: 'The current password.', minLength: 1, maxLength: 256, format: 'password' })
+  @IsString() @Length(1, 256)
+  readonly currentPassword!: string;
+
+  @ApiProperty({ description: 'The new password: 12 to 256 characters, not the email address.', minLength: 12, maxLength: 256, format: 'password' })
+  @IsString() @Length(1, 256)
+  readonly newPassword!: string;
+}
+
+export class AcceptInvitationDto {
+  @ApiProperty({ description: 'The one-time token from the invitation.', maxLength: 200 })
+  @IsString() @Length(1, 200)
+  readonly token!: string;
+
+  @ApiProperty({ description: 'Password for the new user: 12 to 256 characters, not the email address.', minLength: 12, maxLength: 256, format: 'password' })
+  @IsString() @Length(1, 256)
+  readonly password!: string;
+}

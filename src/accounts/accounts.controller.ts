@@ -1,0 +1,37 @@
+import { Body, Controller, Get, Patch, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { JwtAuth } from '../auth/auth.decorators';
+import { Actor, CurrentActor, CurrentPrincipal } from '../auth/current-principal.decorator';
+import type { UserPrincipal } from '../auth/principal';
+import { AccountsService } from './accounts.service';
+import { AccountDto, ChangePlanDto, UpdateAccountDto } from './dto/account.dto';
+
+@ApiTags('Account')
+@Controller('account')
+export class AccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Get()
+  @JwtAuth()
+  @ApiOperation({ summary: 'The caller’s account and its plan' })
+  @ApiOkResponse({ type: AccountDto })
+  get(@CurrentPrincipal() user: UserPrincipal): Promise<AccountDto> {
+    return this.accounts.get(user.accountId);
+  }
+
+  @Patch()
+  @JwtAuth('OWNER', 'ADMIN')
+  @ApiOperation({ summary: 'Rename the account' })
+  @ApiOkResponse({ type: AccountDto })
+  rename(@CurrentActor() actor: Actor, @Body() dto: UpdateAccountDto): Promise<AccountDto> {
+    return this.accounts.rename(actor, dto.name);
+  }
+
+  @Put('plan')
+  @JwtAuth('OWNER')
+  @ApiOperation({ summary: 'Change the plan; the new rate limits apply from the next request' })
+  @ApiOkResponse({ type: AccountDto })
+  changePlan(@CurrentActor() actor: Actor, @Body() dto: ChangePlanDto): Promise<AccountDto> {
+    return this.accounts.changePlan(actor, dto.plan);
+  }
+}

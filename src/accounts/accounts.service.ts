@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import type { Actor } from '../auth/current-principal.decorator';
+import type { Account, Plan } from '../generated/prisma/client';
+import { PlanLimitsService } from '../plans/plan-limits.service';
+import { toPlanDto } from '../plans/plans.controller';
+import { PrismaService } from '../prisma/prisma.service';
+import { AccountDto } from './dto/account.dto';
+
+export const toAccountDto = (a: Account & { plan: Plan }): AccountDto => ({
+  id: a.id,
+  name: a.name,
+  plan: toPlanDto(a.plan),
+  createdAt: a.createdAt.toISOString(),
+});
+
+@Injectable()
+export class AccountsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly plans: PlanLimitsService,
+    private readonly audit: AuditService,
+  ) {}
+
+  async get(accountId: string): Promise<AccountDto> {
+    return toAccountDto(await this.prisma.account.findUniqueOrThrow({ where: { id: accountId }, include: { plan: true } }));
+  }
+
+  async rename(actor: Actor, name: string): Promise<AccountDto> {
+    const before = await this.prisma.account.findUniqueOrThrow({ where: { id: actor.accountId } });
+    const account = await this.prisma.account.update({ where: { id: actor.accountId }, data: { name }, include: { plan: true } });
+    await this.audit.recordBy(actor, 'account.updated', { type: 'account', id: account.id }, { from: before.name, to: name });
+    return toAccountDto(account);
+  }
+
+  /** The new limits apply from the next request: the plan cache is dropped here. */
+  async changePlan(actor: Actor, planId: string): Promise<AccountDto> {
+    const before = await this.prisma.account.findUniqueOrThrow({ where: { id: actor.accountId } });
+    const account = await this.prisma.account.update({ where: { id: actor.accountId }, data: { planId }, include: { plan: true } });
+    this.plans.invalidate(account.id);
+    await this.audit.recordBy(actor, 'account.plan_changed', { type: 'account', id: account.id }, { from: before.planId, to: planId });
+    return toAccountDto(account);
+  }
+}

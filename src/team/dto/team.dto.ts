@@ -1,0 +1,55 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsEmail, IsIn, IsString, MaxLength } from 'class-validator';
+import { ROLES, Role } from '../../auth/principal';
+
+export class MemberDto {
+  @ApiProperty({ description: 'User id.', format: 'uuid' })
+  readonly id!: string;
+
+  @ApiProperty({ description: 'Email address (lower-cased).' })
+  readonly email!: string;
+
+  @ApiProperty({ description: 'Role in the account.', enum: ROLES })
+  readonly role!: Role;
+
+  @ApiProperty({ description: 'When the user joined.', type: String, format: 'date-time' })
+  readonly createdAt!: string;
+}
+
+export class MemberListDto {
+  @ApiProperty({ description: 'Members of the account, oldest first.', type: [MemberDto] })
+  readonly data!: MemberDto[];
+}
+
+export class CreateInvitationDto {
+  @ApiProperty({ description: 'Who to invite.', example: 'dev@example.com', maxLength: 254 })
+  @IsString() @MaxLength(254) @IsEmail()
+  readonly email!: string;
+
+  @ApiProperty({ description: 'Role the invitee gets. Only an OWNER may invite an OWNER.', enum: ROLES })
+  @IsIn(ROLES)
+  readonly role!: Role;
+}
+
+export class InvitationDto {
+  @ApiProperty({ description: 'Invitation id.', format: 'uuid' })
+  readonly id!: string;
+
+  @ApiProperty({ description: 'The invitee.' })
+  readonly email!: string;
+
+  @ApiProperty({ description: 'Role the invitee gets.', enum: ROLES })
+  readonly role!: Role;
+
+  @ApiProperty({ description: 'After this the token no longer works (7 days).', type: String, format: 'date-time' })
+  readonly expiresAt!: string;
+
+  @ApiProperty({ description: 'One-time token for POST /api/v1/auth/invitations/accept. Shown this once: send it to the invitee.' })
+  readonly token!: string;
+}
+
+export class ChangeRoleDto {
+  @ApiProperty({ description: 'The new role.', enum: ROLES })
+  @IsIn(ROLES)
+  readonly role!: Role;
+}

@@ -1,0 +1,77 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { JwtAuth, Public } from '../auth/auth.decorators';
+import { Actor, CurrentActor, CurrentPrincipal } from '../auth/current-principal.decorator';
+import { AcceptInvitationDto, TokenResponseDto } from '../auth/dto/login.dto';
+import type { UserPrincipal } from '../auth/principal';
+import { ErrorResponseDto } from '../common/dto/error-response.dto';
+import { UserIdParamDto } from '../common/dto/user-id-param.dto';
+import type { Request } from '../common/request';
+import { ChangeRoleDto, CreateInvitationDto, InvitationDto, MemberDto, MemberListDto } from './dto/team.dto';
+import { TeamService } from './team.service';
+
+const NOT_FOUND = { status: 404, type: ErrorResponseDto, description: 'not_found — no such member in this account' };
+const CONFLICT = { status: 409, type: ErrorResponseDto, description: 'conflict — the last OWNER cannot be demoted or removed' };
+
+@ApiTags('Team')
+@Controller('team')
+export class TeamController {
+  constructor(private readonly team: TeamService) {}
+
+  @Get('members')
+  @JwtAuth()
+  @ApiOperation({ summary: 'Members of the account' })
+  @ApiOkResponse({ type: MemberListDto })
+  async members(@CurrentPrincipal() user: UserPrincipal): Promise<MemberListDto> {
+    return { data: await this.team.members(user.accountId) };
+  }
+
+  @Post('invitations')
+  @JwtAuth('OWNER', 'ADMIN')
+  @ApiOperation({ summary: 'Invite someone by email; the one-time token (7 days) is in the answer, once' })
+  @ApiCreatedResponse({ type: InvitationDto })
+  @ApiResponse({ status: 409, type: ErrorResponseDto, description: 'conflict — a user with this email exists' })
+  invite(@CurrentActor() actor: Actor, @Body() dto: CreateInvitationDto): Promise<InvitationDto> {
+    return this.team.invite(actor, dto.email, dto.role);
+  }
+
+  @Patch('members/:userId')
+  @JwtAuth('OWNER', 'ADMIN')
+  @ApiOperation({ summary: "Change a member's role (only an OWNER grants or changes OWNER)" })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiResponse(NOT_FOUND)
+  @ApiResponse(CONFLICT)
+  changeRole(@CurrentActor() actor: Actor, @Param() { userId }: UserIdParamDto, @Body() dto: ChangeRoleDto): Promise<MemberDto> {
+    return this.team.changeRole(actor, userId, dto.role);
+  }
+
+  @Delete('members/:userId')
+  @JwtAuth('OWNER', 'ADMIN')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Remove a member; their tokens stop working at once' })
+  @ApiNoContentResponse({ description: 'Removed.' })
+  @ApiResponse(NOT_FOUND)
+  @ApiResponse(CONFLICT)
+  remove(@CurrentActor() actor: Actor, @Param() { userId }: UserIdParamDto): Promise<void> {
+    return this.team.remove(actor, userId);
+  }
+}
+
+/** Lives beside the team it joins; the path is under /auth because the token is the credential. */
+@ApiTags('Auth')
+@Controller('auth/invitations')
+export class InvitationsController {
+  constructor(private readonly team: TeamService) {}
+
+  @Post('accept')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Join an account with an invitation token; answers like login' })
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed — e.g. the password breaks the policy' })
+  @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — the invitation is unknown, used or expired' })
+  @ApiResponse({ status: 409, type: ErrorResponseDto, description: 'conflict — a user with this email exists' })
+  accept(@Body() dto: AcceptInvitationDto, @Req() req: Request): Promise<TokenResponseDto> {
+    return this.team.acceptInvitation(dto.token, dto.password, req.id);
+  }
+}
