@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
+import { CacheInvalidation } from '../cache/invalidation.service';
 import type { Actor } from '../auth/current-principal.decorator';
 import type { Account, Plan } from '../generated/prisma/client';
-import { PlanLimitsService } from '../plans/plan-limits.service';
 import { toPlanDto } from '../plans/plans.controller';
 import { PrismaService } from '../prisma/prisma.service';
 import { AccountDto } from './dto/account.dto';
@@ -18,7 +18,7 @@ export const toAccountDto = (a: Account & { plan: Plan }): AccountDto => ({
 export class AccountsService {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly plans: PlanLimitsService,
+    private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
   ) {}
 
@@ -37,7 +37,7 @@ export class AccountsService {
   async changePlan(actor: Actor, planId: string): Promise<AccountDto> {
     const before = await this.prisma.account.findUniqueOrThrow({ where: { id: actor.accountId } });
     const account = await this.prisma.account.update({ where: { id: actor.accountId }, data: { planId }, include: { plan: true } });
-    this.plans.invalidate(account.id);
+    this.invalidation.invalidate('accountPlan', account.id);
     await this.audit.recordBy(actor, 'account.plan_changed', { type: 'account', id: account.id }, { from: before.planId, to: planId });
     return toAccountDto(account);
   }

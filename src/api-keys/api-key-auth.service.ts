@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { ApiKeyPrincipal, ApiKeyScope } from '../auth/principal';
+import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import { PrismaService } from '../prisma/prisma.service';
 import { hashApiKey, isWellFormedApiKey } from './api-key-secret';
@@ -18,8 +19,8 @@ const ABSENT = 0 as const;
 
 /**
  * Resolves an `X-Api-Key` to its principal. Once warm this costs no database round trip: entries
- * (and misses) are cached by hash; revoke and rotate call `forget` so they take effect at once on
- * this instance, and the TTL bounds how long any other instance may lag.
+ * (and misses) are cached by hash; revoke, rotate and patch invalidate them at once on
+ * every instance (the `apiKeyHash` topic), and the TTL bounds the lag should a message be lost.
  */
 @Injectable()
 export class ApiKeyAuthService {
@@ -28,7 +29,10 @@ export class ApiKeyAuthService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly usage: ApiKeyUsageTracker,
-  ) {}
+    invalidation: CacheInvalidation,
+  ) {
+    invalidation.on('apiKeyHash', (hash) => this.cache.delete(hash));
+  }
 
   async authenticate(key: string): Promise<ApiKeyPrincipal> {
     if (!isWellFormedApiKey(key)) throw new AppError('invalid_api_key');
@@ -44,11 +48,6 @@ export class ApiKeyAuthService {
     }
     this.usage.touch(entry.principal.keyId, now);
     return entry.principal;
-  }
-
-  /** Drop cached entries for these hashes (after revoke, rotate or patch). */
-  forget(...hashes: Array<string | null | undefined>): void {
-    for (const h of hashes) if (h) this.cache.delete(h);
   }
 
   private async load(hash: string): Promise<CachedKey | typeof ABSENT> {

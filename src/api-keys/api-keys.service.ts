@@ -4,8 +4,8 @@ import type { Actor } from '../auth/current-principal.decorator';
 import { API_KEY_SCOPES, UserPrincipal } from '../auth/principal';
 import { AppError } from '../common/errors/app-error';
 import type { ApiKey } from '../generated/prisma/client';
+import { CacheInvalidation } from '../cache/invalidation.service';
 import { PrismaService } from '../prisma/prisma.service';
-import { ApiKeyAuthService } from './api-key-auth.service';
 import { generateApiKey, hashApiKey, visiblePrefix } from './api-key-secret';
 import { ApiKeyDto, ApiKeyWithSecretDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -34,7 +34,7 @@ export function toApiKeyDto(k: ApiKey): ApiKeyDto {
 export class ApiKeysService {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly auth: ApiKeyAuthService,
+    private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
   ) {}
 
@@ -74,7 +74,7 @@ export class ApiKeysService {
       where: { id: current.id },
       data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins },
     });
-    this.auth.forget(row.hash, row.previousHash);
+    this.invalidation.invalidate('apiKeyHash', row.hash, row.previousHash);
     await this.audit.recordBy(actor, 'api_key.updated', { type: 'api_key', id: row.id }, { ...dto });
     return toApiKeyDto(row);
   }
@@ -87,7 +87,7 @@ export class ApiKeysService {
       where: { id: current.id },
       data: { status: 'revoked', revokedAt: new Date(), previousHash: null, previousHashExpiresAt: null },
     });
-    this.auth.forget(current.hash, current.previousHash);
+    this.invalidation.invalidate('apiKeyHash', current.hash, current.previousHash);
     await this.audit.recordBy(actor, 'api_key.revoked', { type: 'api_key', id: row.id }, { name: row.name });
     return toApiKeyDto(row);
   }
@@ -107,7 +107,7 @@ export class ApiKeysService {
         previousHashExpiresAt: graceful ? new Date(Date.now() + gracePeriodSeconds * 1000) : null,
       },
     });
-    this.auth.forget(current.hash, current.previousHash);
+    this.invalidation.invalidate('apiKeyHash', current.hash, current.previousHash);
     await this.audit.recordBy(actor, 'api_key.rotated', { type: 'api_key', id: row.id }, { gracePeriodSeconds });
     return { ...toApiKeyDto(row), key };
   }

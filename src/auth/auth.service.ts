@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
+import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import { toPlanDto } from '../plans/plans.controller';
 import { PrismaService } from '../prisma/prisma.service';
@@ -11,7 +12,6 @@ import { LoginLockout } from './login-lockout';
 import { hashPassword, passwordProblems, verifyPassword } from './passwords';
 import type { Role } from './principal';
 import { TokenService } from './token.service';
-import { UserPrincipalService } from './user-principal.service';
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
@@ -21,7 +21,7 @@ export class AuthService {
     private readonly prisma: PrismaService,
     private readonly tokens: TokenService,
     private readonly lockout: LoginLockout,
-    private readonly users: UserPrincipalService,
+    private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
   ) {}
 
@@ -64,7 +64,7 @@ export class AuthService {
       where: { id: user.id },
       data: { passwordHash: await hashPassword(newPassword), tokenVersion: { increment: 1 } },
     });
-    this.users.forget(user.id);
+    this.invalidation.invalidate('user', user.id);
     await this.audit.recordBy(actor, 'auth.password_changed', { type: 'user', id: user.id });
     return this.tokens.issue(updated);
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { CacheInvalidation } from '../cache/invalidation.service';
 import { PrismaService } from '../prisma/prisma.service';
 import type { Role, UserPrincipal } from './principal';
 
@@ -10,13 +11,18 @@ export interface CachedUser {
 
 /**
  * The user behind a token, cached briefly so a JWT request costs no database round trip once
- * warm. Role changes, removals and password changes call `forget`.
+ * warm. Role changes, removals and password changes invalidate the `user` topic, on every instance.
  */
 @Injectable()
 export class UserPrincipalService {
   private readonly cache = new LRUCache<string, CachedUser | typeof ABSENT>({ max: 50_000, ttl: 30_000 });
 
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    invalidation: CacheInvalidation,
+  ) {
+    invalidation.on('user', (id) => this.cache.delete(id));
+  }
 
   async find(userId: string): Promise<CachedUser | null> {
     let entry = this.cache.get(userId);
@@ -29,10 +35,6 @@ export class UserPrincipalService {
       this.cache.set(userId, entry);
     }
     return entry === ABSENT ? null : entry;
-  }
-
-  forget(userId: string): void {
-    this.cache.delete(userId);
   }
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { CacheInvalidation } from '../cache/invalidation.service';
 import { PrismaService } from '../prisma/prisma.service';
 
 export interface PlanLimits {
@@ -9,14 +10,19 @@ export interface PlanLimits {
 }
 
 /**
- * The plan limits of each account, read on every request from a small cache. A plan change calls
- * `invalidate` so it takes effect at once; the TTL bounds staleness should an invalidation be missed.
+ * The plan limits of each account, read on every request from a small cache. A plan change
+ * invalidates the `accountPlan` topic on every instance; the TTL bounds staleness should a message be lost.
  */
 @Injectable()
 export class PlanLimitsService {
   private readonly cache = new LRUCache<string, PlanLimits>({ max: 50_000, ttl: 30_000 });
 
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    invalidation: CacheInvalidation,
+  ) {
+    invalidation.on('accountPlan', (id) => this.cache.delete(id));
+  }
 
   async limitsFor(accountId: string): Promise<PlanLimits> {
     const cached = this.cache.get(accountId);
@@ -29,9 +35,5 @@ export class PlanLimitsService {
     };
     this.cache.set(accountId, limits);
     return limits;
-  }
-
-  invalidate(accountId: string): void {
-    this.cache.delete(accountId);
   }
 }

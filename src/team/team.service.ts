@@ -8,7 +8,7 @@ import { TokenResponseDto } from '../auth/dto/login.dto';
 import { hashPassword, passwordProblems } from '../auth/passwords';
 import type { Role } from '../auth/principal';
 import { TokenService } from '../auth/token.service';
-import { UserPrincipalService } from '../auth/user-principal.service';
+import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import type { Prisma, User } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
@@ -28,7 +28,7 @@ export class TeamService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly tokens: TokenService,
-    private readonly users: UserPrincipalService,
+    private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
   ) {}
 
@@ -83,7 +83,7 @@ export class TeamService {
       if (member.role === 'OWNER' && role !== 'OWNER') await this.assertNotLastOwner(tx, actor.accountId);
       return tx.user.update({ where: { id: member.id }, data: { role } });
     });
-    this.users.forget(userId);
+    this.invalidation.invalidate('user', userId);
     await this.audit.recordBy(actor, 'team.role_changed', { type: 'user', id: userId }, { to: role });
     return toMemberDto(updated);
   }
@@ -97,7 +97,7 @@ export class TeamService {
       }
       return tx.user.delete({ where: { id: member.id } });
     });
-    this.users.forget(userId);
+    this.invalidation.invalidate('user', userId);
     await this.audit.recordBy(actor, 'team.member_removed', { type: 'user', id: userId }, { email: removed.email, role: removed.role });
   }
 

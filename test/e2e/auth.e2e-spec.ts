@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
-import { UserPrincipalService } from '../../src/auth/user-principal.service';
+import { CacheInvalidation } from '../../src/cache/invalidation.service';
 import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 
 const ROUTE = '/api/v1/api-keys';
@@ -148,12 +148,12 @@ describe('bearer tokens', () => {
     const user = await account.addUser('DEVELOPER');
     await get(user.token).expect(200);
     await t.prisma.user.update({ where: { id: user.id }, data: { tokenVersion: { increment: 1 } } });
-    t.app.get(UserPrincipalService).forget(user.id);
+    t.app.get(CacheInvalidation).invalidate('user', user.id);
     await expectInvalid(user.token);
 
     const leaver = await account.addUser('ADMIN');
     await t.prisma.user.delete({ where: { id: leaver.id } });
-    t.app.get(UserPrincipalService).forget(leaver.id);
+    t.app.get(CacheInvalidation).invalidate('user', leaver.id);
     await expectInvalid(leaver.token);
   });
 });

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import Redis from 'ioredis';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+
+/** What a cache entry is keyed by: a user id, an API-key hash, an account id (its plan). */
+export type CacheTopic = 'user' | 'apiKeyHash' | 'accountPlan';
+
+interface Message {
+  readonly origin: string;
+  readonly topic: CacheTopic;
+  readonly ids: readonly string[];
+}
+
+/**
+ * Drops cache entries on every instance: at once on this one, and through Redis pub/sub on the
+ * others when REDIS_URL is set. A lost message (Redis down) is covered by the caches' TTL (30 s).
+ * Caches subscribe with `on`; code that changes what they hold calls `invalidate`.
+ */
+@Injectable()
+export class CacheInvalidation implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(CacheInvalidation.name);
+  private readonly local = new EventEmitter();
+  private readonly origin = randomUUID();
+  private readonly channel: string;
+  private publisher?: Redis;
+  private subscriber?: Redis;
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+    this.channel = `${config.redisKeyPrefix}invalidate`;
+    this.local.setMaxListeners(20);
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.redisUrl === undefined) return;
+    const retryStrategy = (n: number) => Math.min(n * 100, 2000);
+    this.publisher = new Redis(this.config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 250, retryStrategy });
+    // The subscriber keeps ioredis's offline queue: SUBSCRIBE waits for the connection (and is
+    // sent again after every reconnect), without holding up the start when Redis is down.
+    this.subscriber = new Redis(this.config.redisUrl, { retryStrategy });
+    for (const r of [this.publisher, this.subscriber]) r.on('error', () => undefined);
+    this.subscriber.on('message', (_channel: string, raw: string) => this.receive(raw));
+    void this.subscriber.subscribe(this.channel).catch((err: Error) => {
+      this.logger.warn(`Cannot subscribe to cache invalidations (${err.message}); other instances' changes reach this one within 30 s`);
+    });
+    await Promise.race([once(this.subscriber, 'ready'), sleep(2000, undefined, { ref: false })]);
+  }
+
+  on(topic: CacheTopic, drop: (id: string) => void): void {
+    this.local.on(topic, drop);
+  }
+
+  invalidate(topic: CacheTopic, ...ids: Array<string | null | undefined>): void {
+    const present = ids.filter((id): id is string => typeof id === 'string' && id.length > 0);
+    if (present.length === 0) return;
+    for (const id of present) this.local.emit(topic, id);
+    const message: Message = { origin: this.origin, topic, ids: present };
+    this.publisher?.publish(this.channel, JSON.stringify(message)).catch((err: Error) => {
+      this.logger.warn(`Could not tell other instances to drop ${topic} entries (${err.message}); they expire within 30 s`);
+    });
+  }
+
+  private receive(raw: string): void {
+    try {
+      const m = JSON.parse(raw) as Message;
+      if (m.origin === this.origin || !['user', 'apiKeyHash', 'accountPlan'].includes(m.topic)) return;
+      for (const id of m.ids) if (typeof id === 'string') this.local.emit(m.topic, id);
+    } catch {
+      this.logger.warn('Ignored a malformed cache invalidation message');
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.publisher?.disconnect();
+    this.subscriber?.disconnect();
+  }
+}

@@ -1,0 +1,59 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
+
+/** Polls (bounded) until `check` passes: other instances learn of a change through Redis. */
+async function eventually(check: () => Promise<boolean>, attempts = 20): Promise<boolean> {
+  for (let i = 0; i < attempts; i++) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+// Two instances need one database: only on PostgreSQL + Redis.
+(onRealServices ? describe : describe.skip)('two instances on one PostgreSQL and one Redis', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    // Instances of one deployment share the Redis prefix and the JWT secret.
+    const shared = { REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`, JWT_SECRET: randomBytes(32).toString('hex') };
+    a = await startApp(shared);
+    b = await startApp(shared);
+    account = await createAccount(a);
+  }, 60_000);
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  const ping = (t: TestApp, key: string) => t.http.get('/api/v1/public/ping').set('X-Api-Key', key);
+
+  it('refuses a key on the other instance right after it is revoked there', async () => {
+    const { id, key } = await account.createKey();
+    await ping(b, key).expect(200); // b caches the key
+    await a.http.delete(`/api/v1/api-keys/${id}`).set('Authorization', `Bearer ${account.owner.token}`).expect(200);
+    expect(await eventually(async () => (await ping(b, key)).status === 401)).toBe(true);
+  });
+
+  it('refuses older tokens on the other instance after a password change', async () => {
+    const user = await account.addUser('DEVELOPER');
+    await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`).expect(200);
+    await a.http
+      .put('/api/v1/auth/password')
+      .set('Authorization', `Bearer ${user.token}`)
+      .send({ currentPassword: user.password, newPassword: 'a brand new passphrase' })
+      .expect(200);
+    expect(await eventually(async () => (await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`)).status === 401)).toBe(true);
+  });
+
+  it('applies a plan change on the other instance, and shares one counter', async () => {
+    const other = await createAccount(a, 'free');
+    const { key } = await other.createKey();
+    expect((await ping(b, key)).headers['x-ratelimit-limit']).toBe('60');
+    expect((await ping(a, key)).headers['x-ratelimit-remaining']).toBe('58');
+    await a.http.put('/api/v1/account/plan').set('Authorization', `Bearer ${other.owner.token}`).send({ plan: 'pro' }).expect(200);
+    expect(await eventually(async () => (await ping(b, key)).headers['x-ratelimit-limit'] === '600')).toBe(true);
+  });
+});
