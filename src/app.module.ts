@@ -11,6 +11,7 @@ import { AppExceptionFilter } from './common/errors/app-exception.filter';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { HealthModule } from './health/health.module';
+import { NoncesModule } from './nonces/nonces.module';
 import { PlansModule } from './plans/plans.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { PublicApiModule } from './public-api/public-api.module';
@@ -36,6 +37,7 @@ export class AppModule {
         TeamModule,
         ApiKeysModule,
         WidgetModule,
+        NoncesModule,
         PublicApiModule,
         HealthModule,
       ],

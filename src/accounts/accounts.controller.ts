@@ -21,10 +21,10 @@ export class AccountsController {
 
   @Patch()
   @JwtAuth('OWNER', 'ADMIN')
-  @ApiOperation({ summary: 'Rename the account' })
+  @ApiOperation({ summary: 'Rename the account or change its nonce lifetime' })
   @ApiOkResponse({ type: AccountDto })
-  rename(@CurrentActor() actor: Actor, @Body() dto: UpdateAccountDto): Promise<AccountDto> {
-    return this.accounts.rename(actor, dto.name);
+  update(@CurrentActor() actor: Actor, @Body() dto: UpdateAccountDto): Promise<AccountDto> {
+    return this.accounts.update(actor, dto);
   }
 
   @Put('plan')

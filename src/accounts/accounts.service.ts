@@ -5,12 +5,14 @@ import type { Actor } from '../auth/current-principal.decorator';
 import type { Account, Plan } from '../generated/prisma/client';
 import { toPlanDto } from '../plans/plans.controller';
 import { PrismaService } from '../prisma/prisma.service';
-import { AccountDto } from './dto/account.dto';
+import { AppError } from '../common/errors/app-error';
+import { AccountDto, UpdateAccountDto } from './dto/account.dto';
 
 export const toAccountDto = (a: Account & { plan: Plan }): AccountDto => ({
   id: a.id,
   name: a.name,
   plan: toPlanDto(a.plan),
+  nonceTtlSeconds: a.nonceTtlSeconds,
   createdAt: a.createdAt.toISOString(),
 });
 
@@ -26,10 +28,21 @@ export class AccountsService {
     return toAccountDto(await this.prisma.account.findUniqueOrThrow({ where: { id: accountId }, include: { plan: true } }));
   }
 
-  async rename(actor: Actor, name: string): Promise<AccountDto> {
+  async update(actor: Actor, dto: UpdateAccountDto): Promise<AccountDto> {
+    if (dto.name === undefined && dto.nonceTtlSeconds === undefined) {
+      throw new AppError('validation_failed', 'Nothing to change.', [{ field: 'body', message: 'send name and/or nonceTtlSeconds' }]);
+    }
     const before = await this.prisma.account.findUniqueOrThrow({ where: { id: actor.accountId } });
-    const account = await this.prisma.account.update({ where: { id: actor.accountId }, data: { name }, include: { plan: true } });
-    await this.audit.recordBy(actor, 'account.updated', { type: 'account', id: account.id }, { from: before.name, to: name });
+    const account = await this.prisma.account.update({
+      where: { id: actor.accountId },
+      data: { name: dto.name, nonceTtlSeconds: dto.nonceTtlSeconds },
+      include: { plan: true },
+    });
+    this.invalidation.invalidate('account', account.id);
+    const changes = Object.fromEntries(
+      (['name', 'nonceTtlSeconds'] as const).filter((f) => dto[f] !== undefined).map((f) => [f, { from: before[f], to: account[f] }]),
+    );
+    await this.audit.recordBy(actor, 'account.updated', { type: 'account', id: account.id }, changes);
     return toAccountDto(account);
   }
 
@@ -37,7 +50,7 @@ export class AccountsService {
   async changePlan(actor: Actor, planId: string): Promise<AccountDto> {
     const before = await this.prisma.account.findUniqueOrThrow({ where: { id: actor.accountId } });
     const account = await this.prisma.account.update({ where: { id: actor.accountId }, data: { planId }, include: { plan: true } });
-    this.invalidation.invalidate('accountPlan', account.id);
+    this.invalidation.invalidate('account', account.id);
     await this.audit.recordBy(actor, 'account.plan_changed', { type: 'account', id: account.id }, { from: before.planId, to: planId });
     return toAccountDto(account);
   }

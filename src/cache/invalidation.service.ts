@@ -6,7 +6,7 @@ import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 /** What a cache entry is keyed by: a user id, an API-key hash, an account id (its plan). */
-export type CacheTopic = 'user' | 'apiKeyHash' | 'accountPlan';
+export type CacheTopic = 'user' | 'apiKeyHash' | 'account';
 
 interface Message {
   readonly origin: string;
@@ -65,7 +65,7 @@ export class CacheInvalidation implements OnModuleInit, OnModuleDestroy {
   private receive(raw: string): void {
     try {
       const m = JSON.parse(raw) as Message;
-      if (m.origin === this.origin || !['user', 'apiKeyHash', 'accountPlan'].includes(m.topic)) return;
+      if (m.origin === this.origin || !['user', 'apiKeyHash', 'account'].includes(m.topic)) return;
       for (const id of m.ids) if (typeof id === 'string') this.local.emit(m.topic, id);
     } catch {
       this.logger.warn('Ignored a malformed cache invalidation message');

@@ -3,15 +3,17 @@ import { LRUCache } from 'lru-cache';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { PrismaService } from '../prisma/prisma.service';
 
+/** What the request path needs of an account: its plan's rate limits and its nonce lifetime. */
 export interface PlanLimits {
   readonly planId: string;
   readonly apiRequestsPerMinute: number;
   readonly managementRequestsPerMinute: number;
+  readonly nonceTtlSeconds: number;
 }
 
 /**
- * The plan limits of each account, read on every request from a small cache. A plan change
- * invalidates the `accountPlan` topic on every instance; the TTL bounds staleness should a message be lost.
+ * The plan limits (and nonce lifetime) of each account, read on every request from a small cache.
+ * A plan or settings change invalidates the `account` topic on every instance; the TTL bounds staleness should a message be lost.
  */
 @Injectable()
 export class PlanLimitsService {
@@ -21,7 +23,7 @@ export class PlanLimitsService {
     private readonly prisma: PrismaService,
     invalidation: CacheInvalidation,
   ) {
-    invalidation.on('accountPlan', (id) => this.cache.delete(id));
+    invalidation.on('account', (id) => this.cache.delete(id));
   }
 
   async limitsFor(accountId: string): Promise<PlanLimits> {
@@ -32,6 +34,7 @@ export class PlanLimitsService {
       planId: account.plan.id,
       apiRequestsPerMinute: account.plan.apiRequestsPerMinute,
       managementRequestsPerMinute: account.plan.managementRequestsPerMinute,
+      nonceTtlSeconds: account.nonceTtlSeconds,
     };
     this.cache.set(accountId, limits);
     return limits;

@@ -1,27 +1,42 @@
-import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/auth.decorators';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { ApiKeyPrincipal } from '../auth/principal';
-
-export const DEFAULT_NONCE_TTL_SECONDS = 300;
+import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
+import { NoncesService } from '../nonces/nonces.service';
+import { PlanLimitsService } from '../plans/plan-limits.service';
 
 export class WidgetConfigDto {
   @ApiProperty({ description: 'The account the key belongs to.', format: 'uuid' })
   readonly accountId!: string;
 
-  @ApiProperty({ description: 'Lifetime of a nonce issued to the widget, in seconds.', example: DEFAULT_NONCE_TTL_SECONDS })
+  @ApiProperty({ description: 'Lifetime of a nonce issued to the widget, in seconds (an account setting).', example: 300 })
   readonly nonceTtlSeconds!: number;
 }
 
 @ApiTags('Widget')
 @Controller('widget')
 export class WidgetController {
+  constructor(
+    private readonly accounts: PlanLimitsService,
+    private readonly nonces: NoncesService,
+  ) {}
+
   @Get('config')
   @ApiKeyAuth('widget')
   @ApiOperation({ summary: 'Settings the browser widget needs' })
   @ApiOkResponse({ type: WidgetConfigDto })
-  config(@CurrentPrincipal() key: ApiKeyPrincipal): WidgetConfigDto {
-    return { accountId: key.accountId, nonceTtlSeconds: DEFAULT_NONCE_TTL_SECONDS };
+  async config(@CurrentPrincipal() key: ApiKeyPrincipal): Promise<WidgetConfigDto> {
+    const { nonceTtlSeconds } = await this.accounts.limitsFor(key.accountId);
+    return { accountId: key.accountId, nonceTtlSeconds };
+  }
+
+  @Post('nonces')
+  @ApiKeyAuth('widget')
+  @ApiOperation({ summary: 'Issue a single-use nonce for the customer’s server to verify' })
+  @ApiCreatedResponse({ type: IssuedNonceDto })
+  issueNonce(@CurrentPrincipal() key: ApiKeyPrincipal): Promise<IssuedNonceDto> {
+    return this.nonces.issue(key);
   }
 }

@@ -21,6 +21,8 @@ describe('every documented route', () => {
         'POST /api/v1/auth/login',
         'GET /api/v1/widget/config',
         'GET /api/v1/public/ping',
+        'POST /api/v1/widget/nonces',
+        'POST /api/v1/nonces/verify',
         'GET /api/v1/api-keys',
         'POST /api/v1/api-keys',
         'GET /api/v1/api-keys/{id}',

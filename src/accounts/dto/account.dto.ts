@@ -1,5 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsString, Length } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsString, Length, Max, Min } from 'class-validator';
+import { IsOmittable } from '../../common/validation';
 import { PlanDto } from '../../plans/dto/plan.dto';
 import { PUBLIC_PLANS } from '../../plans/plans.controller';
 
@@ -13,14 +14,24 @@ export class AccountDto {
   @ApiProperty({ description: 'The plan and its limits.', type: PlanDto })
   readonly plan!: PlanDto;
 
+  @ApiProperty({ description: 'Lifetime of nonces issued to this account’s widgets, in seconds.', example: 300 })
+  readonly nonceTtlSeconds!: number;
+
   @ApiProperty({ description: 'Creation time.', type: String, format: 'date-time' })
   readonly createdAt!: string;
 }
 
+export const NONCE_TTL_MIN = 30;
+export const NONCE_TTL_MAX = 3600;
+
 export class UpdateAccountDto {
-  @ApiProperty({ description: 'New account name.', minLength: 1, maxLength: 100, example: 'Acme Inc.' })
-  @IsString() @Length(1, 100)
-  readonly name!: string;
+  @ApiPropertyOptional({ description: 'New account name.', minLength: 1, maxLength: 100, example: 'Acme Inc.' })
+  @IsOmittable() @IsString() @Length(1, 100)
+  readonly name?: string;
+
+  @ApiPropertyOptional({ description: 'Lifetime of nonces issued from now on, in seconds.', minimum: NONCE_TTL_MIN, maximum: NONCE_TTL_MAX, example: 300 })
+  @IsOmittable() @IsInt() @Min(NONCE_TTL_MIN) @Max(NONCE_TTL_MAX)
+  readonly nonceTtlSeconds?: number;
 }
 
 export class ChangePlanDto {

@@ -1,0 +1,62 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { ApiKeyPrincipal } from '../auth/principal';
+import { PlanLimitsService } from '../plans/plan-limits.service';
+import { PrismaService } from '../prisma/prisma.service';
+import { IssuedNonceDto, NonceVerdictDto } from './dto/nonce.dto';
+
+const hashNonce = (nonce: string): string => createHash('sha256').update(nonce).digest('hex');
+
+/** Used and expired nonces are kept this long after expiry (to answer expired/already_used), then purged. */
+export const NONCE_RETENTION_MS = 3600_000;
+
+@Injectable()
+export class NoncesService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(NoncesService.name);
+  private janitor?: NodeJS.Timeout;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly accounts: PlanLimitsService,
+  ) {}
+
+  onModuleInit(): void {
+    this.janitor = setInterval(() => void this.purge().catch((err: Error) => this.logger.warn(`Nonce purge failed: ${err.message}`)), 60_000);
+    this.janitor.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.janitor);
+  }
+
+  async issue(key: ApiKeyPrincipal): Promise<IssuedNonceDto> {
+    const { nonceTtlSeconds } = await this.accounts.limitsFor(key.accountId);
+    const nonce = `ghn_${randomBytes(32).toString('base64url')}`;
+    const expiresAt = new Date(Date.now() + nonceTtlSeconds * 1000);
+    await this.prisma.nonce.create({ data: { accountId: key.accountId, apiKeyId: key.keyId, hash: hashNonce(nonce), expiresAt } });
+    return { nonce, expiresAt: expiresAt.toISOString() };
+  }
+
+  /**
+   * Single use by one conditional UPDATE: of any number of concurrent verifications, on any number
+   * of instances, the database lets exactly one claim the nonce.
+   */
+  async verify(key: ApiKeyPrincipal, nonce: string): Promise<NonceVerdictDto> {
+    const hash = hashNonce(nonce);
+    const now = new Date();
+    const claimed = await this.prisma.$queryRaw<Array<{ createdAt: Date }>>`
+      UPDATE "Nonce" SET "usedAt" = ${now}
+      WHERE "hash" = ${hash} AND "accountId" = ${key.accountId}::uuid AND "usedAt" IS NULL AND "expiresAt" > ${now}
+      RETURNING "createdAt"`;
+    if (claimed[0] !== undefined) return { valid: true, issuedAt: claimed[0].createdAt.toISOString() };
+    const row = await this.prisma.nonce.findFirst({ where: { hash, accountId: key.accountId }, select: { usedAt: true } });
+    if (row === null) return { valid: false, reason: 'unknown' };
+    return { valid: false, reason: row.usedAt !== null ? 'already_used' : 'expired' };
+  }
+
+  /** Keeps storage bounded under constant traffic: rows live at most TTL + retention. */
+  async purge(now = Date.now()): Promise<number> {
+    const { count } = await this.prisma.nonce.deleteMany({ where: { expiresAt: { lt: new Date(now - NONCE_RETENTION_MS) } } });
+    return count;
+  }
+}
