@@ -18,6 +18,7 @@ import { PublicApiModule } from './public-api/public-api.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TeamModule } from './team/team.module';
+import { UsageModule } from './usage/usage.module';
 import { WidgetModule } from './widget/widget.module';
 
 @Module({})
@@ -38,6 +39,7 @@ export class AppModule {
         ApiKeysModule,
         WidgetModule,
         NoncesModule,
+        UsageModule,
         PublicApiModule,
         HealthModule,
       ],

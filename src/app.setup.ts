@@ -6,7 +6,10 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
 import { API_KEY_SECURITY, JWT_SECURITY } from './auth/auth.decorators';
+import { AppError } from './common/errors/app-error';
+import { endpointOf } from './common/request';
 import { createValidationPipe } from './common/validation';
+import { UsageRecorder } from './usage/usage.recorder';
 import { AppConfig } from './config/app-config';
 import { DEFAULT_MESSAGES } from './common/errors/error-codes';
 
@@ -66,6 +69,12 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   fastify.decorateRequest('rateLimit', null);
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
+    done();
+  });
+  const usage = app.get(UsageRecorder);
+  fastify.addHook('onResponse', (req, reply, done) => {
+    const principal = req.user ?? (req.authError instanceof AppError ? req.authError.attributedTo : undefined);
+    if (principal && req.url.startsWith('/api/')) usage.record({ principal, endpoint: endpointOf(req), status: reply.statusCode, at: Date.now() });
     done();
   });
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {

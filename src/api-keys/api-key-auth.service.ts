@@ -12,9 +12,10 @@ interface CachedKey {
   readonly expiresAt: number | null;
   /** Set when the looked-up hash is the previous secret of a rotated key (grace period). */
   readonly graceEndsAt: number | null;
+  readonly revoked: boolean;
 }
 
-/** Nothing answers for this hash: unknown or revoked. */
+/** Nothing answers for this hash: never issued (or rotated away without grace). */
 const ABSENT = 0 as const;
 
 /**
@@ -43,8 +44,9 @@ export class ApiKeyAuthService {
       this.cache.set(hash, entry);
     }
     const now = Date.now();
-    if (entry === ABSENT || (entry.expiresAt !== null && entry.expiresAt <= now) || (entry.graceEndsAt !== null && entry.graceEndsAt <= now)) {
-      throw new AppError('invalid_api_key');
+    if (entry === ABSENT) throw new AppError('invalid_api_key');
+    if (entry.revoked || (entry.expiresAt !== null && entry.expiresAt <= now) || (entry.graceEndsAt !== null && entry.graceEndsAt <= now)) {
+      throw new AppError('invalid_api_key').attributeTo(entry.principal);
     }
     this.usage.touch(entry.principal.keyId, now);
     return entry.principal;
@@ -52,8 +54,8 @@ export class ApiKeyAuthService {
 
   private async load(hash: string): Promise<CachedKey | typeof ABSENT> {
     const row = await this.prisma.apiKey.findFirst({
-      where: { OR: [{ hash }, { previousHash: hash }], status: 'active' },
-      select: { id: true, accountId: true, scopes: true, allowedOrigins: true, expiresAt: true, hash: true, previousHashExpiresAt: true },
+      where: { OR: [{ hash }, { previousHash: hash }] },
+      select: { id: true, accountId: true, scopes: true, allowedOrigins: true, expiresAt: true, hash: true, previousHashExpiresAt: true, status: true },
     });
     if (row === null) return ABSENT;
     return {
@@ -66,6 +68,7 @@ export class ApiKeyAuthService {
       },
       expiresAt: row.expiresAt?.getTime() ?? null,
       graceEndsAt: row.hash === hash ? null : (row.previousHashExpiresAt?.getTime() ?? 0),
+      revoked: row.status === 'revoked',
     };
   }
 }

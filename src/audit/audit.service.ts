@@ -60,7 +60,7 @@ export class AuditService {
 
   /** What `actor` did to a target in their own account. */
   recordBy(actor: Actor, action: AuditAction, target?: AuditEntry['target'], details?: Prisma.InputJsonObject): Promise<void> {
-    return this.record({ accountId: actor.accountId, actorId: actor.userId, action, requestId: actor.requestId, target, details });
+    return this.record({ accountId: actor.accountId, actorId: actor.userId, actorEmail: actor.email, action, requestId: actor.requestId, target, details });
   }
 
   async list(accountId: string, q: ListAuditEventsQuery): Promise<AuditEventPageDto> {

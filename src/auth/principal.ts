@@ -18,6 +18,7 @@ export interface ApiKeyPrincipal {
 export interface UserPrincipal {
   readonly kind: 'user';
   readonly userId: string;
+  readonly email: string;
   readonly accountId: string;
   readonly role: Role;
 }

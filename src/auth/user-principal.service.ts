@@ -27,11 +27,11 @@ export class UserPrincipalService {
   async find(userId: string): Promise<CachedUser | null> {
     let entry = this.cache.get(userId);
     if (entry === undefined) {
-      const row = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, accountId: true, role: true, tokenVersion: true } });
+      const row = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, email: true, accountId: true, role: true, tokenVersion: true } });
       entry =
         row === null
           ? ABSENT
-          : { principal: { kind: 'user', userId: row.id, accountId: row.accountId, role: row.role as Role }, tokenVersion: row.tokenVersion };
+          : { principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role }, tokenVersion: row.tokenVersion };
       this.cache.set(userId, entry);
     }
     return entry === ABSENT ? null : entry;

@@ -35,6 +35,9 @@ class EnvironmentVariables {
   @IsString() @MinLength(1)
   DATA_DIR: string = './data';
 
+  @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
+  USAGE_FLUSH_INTERVAL_MS: number = 2000;
+
   @IsOptional() @IsString()
   BOOTSTRAP_OWNER_EMAIL?: string;
 
@@ -60,6 +63,8 @@ export interface AppConfig {
     readonly audience: string;
   };
   readonly bootstrapOwner?: { readonly email: string; readonly password: string };
+  /** How often counted requests are written for analytics. */
+  readonly usageFlushIntervalMs: number;
   readonly limits: {
     /** Per client IP and endpoint where no valid credential is known (login, 401s, 404s). */
     readonly anonymousPerMinute: number;
@@ -107,6 +112,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
       env.BOOTSTRAP_OWNER_EMAIL !== undefined && env.BOOTSTRAP_OWNER_PASSWORD !== undefined
         ? { email: env.BOOTSTRAP_OWNER_EMAIL, password: env.BOOTSTRAP_OWNER_PASSWORD }
         : undefined,
+    usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     limits: { anonymousPerMinute: 30, loginFailuresPerEmail: 10, loginFailureWindowSeconds: 15 * 60 },
   };
 }

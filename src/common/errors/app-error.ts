@@ -1,3 +1,4 @@
+import type { Principal } from '../../auth/principal';
 import { DEFAULT_MESSAGES, ERROR_STATUS, ErrorCode } from './error-codes';
 
 export interface ErrorDetail {
@@ -12,6 +13,8 @@ export class AppError extends Error {
   challenge?: string;
   /** Retry-After for a 429 that is not the per-endpoint limiter's (e.g. the login lockout). */
   retryAfterSeconds?: number;
+  /** A refused credential we still know the owner of (a revoked or expired key): usage counts it. */
+  attributedTo?: Principal;
 
   constructor(
     readonly code: ErrorCode,
@@ -25,6 +28,11 @@ export class AppError extends Error {
 
   withChallenge(challenge: string): this {
     this.challenge = challenge;
+    return this;
+  }
+
+  attributeTo(principal: Principal): this {
+    this.attributedTo = principal;
     return this;
   }
 

@@ -1,0 +1,23 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { JwtAuth } from '../auth/auth.decorators';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import type { UserPrincipal } from '../auth/principal';
+import { ErrorResponseDto } from '../common/dto/error-response.dto';
+import { AnalyticsService } from './analytics.service';
+import { UsageQuery, UsageReportDto } from './dto/usage.dto';
+
+@ApiTags('Analytics')
+@Controller('analytics')
+export class AnalyticsController {
+  constructor(private readonly analytics: AnalyticsService) {}
+
+  @Get('usage')
+  @JwtAuth()
+  @ApiOperation({ summary: 'Request counts of the account, grouped; counts arrive within a few seconds' })
+  @ApiOkResponse({ type: UsageReportDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found — apiKeyId is not a key of this account' })
+  usage(@CurrentPrincipal() user: UserPrincipal, @Query() query: UsageQuery): Promise<UsageReportDto> {
+    return this.analytics.usage(user.accountId, query);
+  }
+}

@@ -1,0 +1,84 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import type { Principal } from '../auth/principal';
+import { PrismaService } from '../prisma/prisma.service';
+
+export interface UsageHit {
+  readonly principal: Principal;
+  readonly endpoint: string;
+  readonly status: number;
+  readonly at: number;
+}
+
+interface Bucket {
+  readonly accountId: string;
+  readonly subjectKind: 'apiKey' | 'user';
+  readonly subjectId: string;
+  readonly endpoint: string;
+  readonly status: number;
+  readonly minute: number;
+  count: number;
+}
+
+/**
+ * Counts requests off the request path: `record` adds one to an in-memory bucket (account,
+ * subject, endpoint, status, minute); `flush` writes all buckets in one insert every
+ * USAGE_FLUSH_INTERVAL_MS (2 s) and on shutdown. A failed flush is merged back and retried with
+ * the next one; requests never wait for it.
+ */
+@Injectable()
+export class UsageRecorder implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(UsageRecorder.name);
+  private pending = new Map<string, Bucket>();
+  private timer?: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly prisma: PrismaService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), this.config.usageFlushIntervalMs);
+    this.timer.unref();
+  }
+
+  record({ principal, endpoint, status, at }: UsageHit): void {
+    const subjectKind = principal.kind;
+    const subjectId = principal.kind === 'apiKey' ? principal.keyId : principal.userId;
+    const minute = at - (at % 60_000);
+    const key = `${subjectId}|${endpoint}|${status}|${minute}`;
+    const bucket = this.pending.get(key);
+    if (bucket !== undefined) bucket.count += 1;
+    else this.pending.set(key, { accountId: principal.accountId, subjectKind, subjectId, endpoint, status, minute, count: 1 });
+  }
+
+  /** Serialised, so a slow flush and the next tick never write the same buckets twice. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write());
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      await this.prisma.usageCounter.createMany({
+        data: [...batch.values()].map((b) => ({ ...b, minute: new Date(b.minute) })),
+      });
+    } catch (err) {
+      for (const [key, b] of batch) {
+        const now = this.pending.get(key);
+        if (now !== undefined) now.count += b.count;
+        else this.pending.set(key, b);
+      }
+      this.logger.warn(`Could not write ${batch.size} usage buckets; will retry: ${(err as Error).message}`);
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+}

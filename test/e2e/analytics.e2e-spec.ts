@@ -1,0 +1,98 @@
+import { UsageRecorder } from '../../src/usage/usage.recorder';
+import { createAccount, createPlan, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
+
+const PING = 'GET /api/v1/public/ping';
+const CONFIG = 'GET /api/v1/widget/config';
+
+describe('GET /api/v1/analytics/usage', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  const keys: Record<'a' | 'b' | 'c', { id: string; key: string }> = {} as never;
+
+  const send = async (key: string, path: string, status: number, times: number) => {
+    for (let i = 0; i < times; i++) expect((await t.http.get(path).set('X-Api-Key', key)).status).toBe(status);
+  };
+  const usage = async (query: Record<string, string>) => {
+    const res = await t.http.get('/api/v1/analytics/usage').query(query).set('Authorization', `Bearer ${account.owner.token}`);
+    expectRateLimitHeaders(res);
+    return res;
+  };
+  const counts = (res: { body: { data: Array<{ key: string; count: number }> } }) =>
+    Object.fromEntries(res.body.data.map((r) => [r.key, r.count]));
+
+  beforeAll(async () => {
+    // Flushed by hand below, so what the analytics requests themselves add never lands mid-test.
+    t = await startApp({ USAGE_FLUSH_INTERVAL_MS: '60000' });
+    account = await createAccount(t, await createPlan(t, 5, 100));
+    keys.a = await account.createKey();
+    keys.b = await account.createKey({ scopes: ['public'] });
+    keys.c = await account.createKey();
+    await t.http.delete(`/api/v1/api-keys/${keys.c.id}`).set('Authorization', `Bearer ${account.owner.token}`).expect(200);
+
+    await send(keys.a.key, '/api/v1/public/ping', 200, 3);
+    await send(keys.a.key, '/api/v1/widget/config', 200, 2);
+    await send(keys.b.key, '/api/v1/public/ping', 200, 5);
+    await send(keys.b.key, '/api/v1/public/ping', 429, 2); // over the plan's 5 a minute
+    await send(keys.b.key, '/api/v1/widget/config', 403, 2); // no widget scope
+    await send(keys.c.key, '/api/v1/public/ping', 401, 2); // revoked, still the account's traffic
+    await t.app.get(UsageRecorder).flush();
+  }, 60_000);
+  afterAll(() => t.close());
+
+  it('counts every request by endpoint: successes, 401s, 403s and 429s, dashboard calls too', async () => {
+    const res = await usage({ groupBy: 'endpoint' });
+    expect(res.status).toBe(200);
+    expect(counts(res)).toEqual({
+      [PING]: 3 + 5 + 2 + 2,
+      [CONFIG]: 2 + 2,
+      'POST /api/v1/api-keys': 3,
+      'DELETE /api/v1/api-keys/:id': 1,
+    });
+  });
+
+  it('counts by API key', async () => {
+    expect(counts(await usage({ groupBy: 'apiKey' }))).toEqual({ [keys.a.id]: 5, [keys.b.id]: 9, [keys.c.id]: 2 });
+  });
+
+  it('counts by status', async () => {
+    expect(counts(await usage({ groupBy: 'status' }))).toEqual({ '200': 3 + 2 + 5 + 1, '201': 3, '401': 2, '403': 2, '429': 2 });
+  });
+
+  it.each(['minute', 'hour', 'day'])('counts by %s, in buckets starting on the grain', async (groupBy) => {
+    const res = await usage({ groupBy });
+    const total = res.body.data.reduce((n: number, r: { count: number }) => n + r.count, 0);
+    expect(total).toBe(20);
+    for (const { key } of res.body.data) {
+      const at = new Date(key);
+      expect(at.toISOString()).toBe(key);
+      expect(at.getUTCSeconds()).toBe(0);
+      if (groupBy !== 'minute') expect(at.getUTCMinutes()).toBe(0);
+      if (groupBy === 'day') expect(at.getUTCHours()).toBe(0);
+    }
+  });
+
+  it('filters by API key and endpoint', async () => {
+    expect(counts(await usage({ groupBy: 'status', apiKeyId: keys.b.id }))).toEqual({ '200': 5, '403': 2, '429': 2 });
+    expect(counts(await usage({ groupBy: 'apiKey', endpoint: CONFIG }))).toEqual({ [keys.a.id]: 2, [keys.b.id]: 2 });
+  });
+
+  it('answers 404 for another account’s key and 400 for bad ranges or input', async () => {
+    const other = await createAccount(t);
+    const foreign = await other.createKey();
+    expectError(await usage({ groupBy: 'status', apiKeyId: foreign.id }), 404, 'not_found');
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    expectError(await usage({ groupBy: 'minute', from: iso(now - 25 * 3600_000), to: iso(now) }), 400, 'validation_failed');
+    expectError(await usage({ groupBy: 'hour', from: iso(now - 32 * 86400_000), to: iso(now) }), 400, 'validation_failed');
+    expectError(await usage({ groupBy: 'day', from: iso(now), to: iso(now - 1000) }), 400, 'validation_failed');
+    expectError(await usage({ groupBy: 'week' }), 400, 'validation_failed');
+    expectError(await usage({ groupBy: 'day', apiKeyId: 'nope' }), 400, 'validation_failed');
+    expectError(await usage({ groupBy: 'day', from: 'yesterday' }), 400, 'validation_failed');
+  });
+
+  it('never shows one account the traffic of another', async () => {
+    const other = await createAccount(t);
+    const res = await t.http.get('/api/v1/analytics/usage').query({ groupBy: 'apiKey' }).set('Authorization', `Bearer ${other.owner.token}`).expect(200);
+    expect(res.body.data).toEqual([]);
+  });
+});
