@@ -10,7 +10,7 @@ import { AppError } from './common/errors/app-error';
 import { endpointOf } from './common/request';
 import { createValidationPipe } from './common/validation';
 import { UsageRecorder } from './usage/usage.recorder';
-import { AppConfig } from './config/app-config';
+import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DEFAULT_MESSAGES } from './common/errors/error-codes';
 
 export const API_PREFIX = 'api/v1';
@@ -71,12 +71,14 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
     reply.header('X-Request-Id', req.id);
     done();
   });
-  const usage = app.get(UsageRecorder);
-  fastify.addHook('onResponse', (req, reply, done) => {
-    const principal = req.user ?? (req.authError instanceof AppError ? req.authError.attributedTo : undefined);
-    if (principal && req.url.startsWith('/api/')) usage.record({ principal, endpoint: endpointOf(req), status: reply.statusCode, at: Date.now() });
-    done();
-  });
+  if (app.get<AppConfig>(APP_CONFIG).usageRecording) {
+    const usage = app.get(UsageRecorder);
+    fastify.addHook('onResponse', (req, reply, done) => {
+      const principal = req.user ?? (req.authError instanceof AppError ? req.authError.attributedTo : undefined);
+      if (principal && req.url.startsWith('/api/')) usage.record({ principal, endpoint: endpointOf(req), status: reply.statusCode, at: Date.now() });
+      done();
+    });
+  }
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },

@@ -38,6 +38,9 @@ class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
   USAGE_FLUSH_INTERVAL_MS: number = 2000;
 
+  @IsIn(['on', 'off'])
+  USAGE_RECORDING: string = 'on';
+
   @IsOptional() @IsString()
   BOOTSTRAP_OWNER_EMAIL?: string;
 
@@ -65,6 +68,8 @@ export interface AppConfig {
   readonly bootstrapOwner?: { readonly email: string; readonly password: string };
   /** How often counted requests are written for analytics. */
   readonly usageFlushIntervalMs: number;
+  /** Off: requests are not counted for analytics (to measure what counting costs, bench/). */
+  readonly usageRecording: boolean;
   readonly limits: {
     /** Per client IP and endpoint where no valid credential is known (login, 401s, 404s). */
     readonly anonymousPerMinute: number;
@@ -113,6 +118,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         ? { email: env.BOOTSTRAP_OWNER_EMAIL, password: env.BOOTSTRAP_OWNER_PASSWORD }
         : undefined,
     usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
+    usageRecording: env.USAGE_RECORDING === 'on',
     limits: { anonymousPerMinute: 30, loginFailuresPerEmail: 10, loginFailureWindowSeconds: 15 * 60 },
   };
 }
