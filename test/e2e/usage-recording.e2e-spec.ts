@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UsageRecorder } from '../../src/usage/usage.recorder';
+import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-app';
+
+const usageOf = async (t: TestApp, subjectId: string) =>
+  (await t.prisma.usageCounter.aggregate({ where: { subjectId }, _sum: { count: true } }))._sum.count ?? 0;
+
+describe('usage recording', () => {
+  it('loses no count on a clean stop: the last batch is written on shutdown', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-usage-'));
+    // A flush interval far beyond the test: only the shutdown can write these counts.
+    const env = { DATA_DIR: dataDir, JWT_SECRET: randomBytes(32).toString('hex'), USAGE_FLUSH_INTERVAL_MS: '60000' };
+    try {
+      const first = await startApp(env);
+      const { key, id } = await (await createAccount(first)).createKey();
+      for (let i = 0; i < 3; i++) await first.http.get('/api/v1/public/ping').set('X-Api-Key', key).expect(200);
+      expect(await usageOf(first, id)).toBe(0);
+      await first.close();
+
+      const second = await startApp(env);
+      try {
+        expect(await usageOf(second, id)).toBe(3);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  // Breaks its own in-memory database, so only on the embedded default.
+  (onRealServices ? it.skip : it)('keeps serving when a flush fails, and writes the counts with the next one', async () => {
+    const t = await startApp({ USAGE_FLUSH_INTERVAL_MS: '60000' });
+    try {
+      const { key, id } = await (await createAccount(t)).createKey();
+      const recorder = t.app.get(UsageRecorder);
+      await t.prisma.$executeRawUnsafe('ALTER TABLE "UsageCounter" RENAME TO "UsageCounterGone"');
+      for (let i = 0; i < 2; i++) await t.http.get('/api/v1/public/ping').set('X-Api-Key', key).expect(200);
+      await recorder.flush(); // fails, keeps the counts
+      for (let i = 0; i < 2; i++) await t.http.get('/api/v1/public/ping').set('X-Api-Key', key).expect(200);
+      await t.prisma.$executeRawUnsafe('ALTER TABLE "UsageCounterGone" RENAME TO "UsageCounter"');
+      await recorder.flush();
+      expect(await usageOf(t, id)).toBe(4);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});
