@@ -19,6 +19,8 @@ return {hits, ttl}
 
 const PEEK_SCRIPT = `return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}`;
 
+const PROBE_INTERVAL_MS = 1000;
+
 type RedisWithHit = Redis & {
   gatehouseHit(key: string, ttlMs: number): Promise<[number, number]>;
   gatehousePeek(key: string): Promise<[number, number]>;
@@ -27,13 +29,15 @@ type RedisWithHit = Redis & {
 /**
  * Fixed windows shared by every instance. ioredis sends the script by EVALSHA (EVAL once, when
  * Redis does not know it yet). When Redis does not answer within `commandTimeoutMs`, the hit is
- * counted in this process instead and a warning is logged: limits stay per instance until Redis
- * answers again (docs/OPERATIONS.md).
+ * counted in this process instead and a warning is logged. While Redis is down, one request a
+ * second probes it and the others count locally without waiting, so a dead or frozen Redis costs
+ * at most one timeout a second; shared limits resume with the first probe that succeeds.
  */
 export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RedisThrottlerStorage.name);
   private readonly redis: RedisWithHit;
   private degradedSince: number | null = null;
+  private probeAt = 0;
 
   constructor(
     url: string,
@@ -59,6 +63,7 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnMo
   }
 
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    if (!this.tryRedis()) return this.fallback.hit(key, ttl, limit);
     try {
       const [hits, pttl] = await this.redis.gatehouseHit(this.prefix + key, ttl);
       if (this.degradedSince !== null) this.recover();
@@ -72,8 +77,10 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnMo
   }
 
   async peek(key: string): Promise<WindowPeek> {
+    if (!this.tryRedis()) return this.fallback.peekSync(key);
     try {
       const [hits, pttl] = await this.redis.gatehousePeek(this.prefix + key);
+      if (this.degradedSince !== null) this.recover();
       return { hits, timeToExpire: pttl > 0 ? Math.ceil(pttl / 1000) : 0 };
     } catch (err) {
       this.degrade(err as Error);
@@ -81,7 +88,17 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnMo
     }
   }
 
+  /** Healthy: always. Degraded: one probe per PROBE_INTERVAL_MS, the rest stay local. */
+  private tryRedis(): boolean {
+    if (this.degradedSince === null) return true;
+    const now = Date.now();
+    if (now < this.probeAt) return false;
+    this.probeAt = now + PROBE_INTERVAL_MS;
+    return true;
+  }
+
   private degrade(err: Error): void {
+    this.probeAt = Date.now() + PROBE_INTERVAL_MS;
     if (this.degradedSince !== null) return;
     this.degradedSince = Date.now();
     this.logger.warn(`Redis unavailable (${err.message}); rate limits are per instance until it answers again`);

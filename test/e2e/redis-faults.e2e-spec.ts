@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { PrivateRedis } from '../utils/private-redis';
+import { createAccount, expectRateLimitHeaders, startApp, TestApp } from '../utils/test-app';
+
+/** No request may hang on a dead or frozen Redis: each must be answered within this deadline. */
+const DEADLINE_MS = 1000;
+
+describe('when Redis fails', () => {
+  let redis: PrivateRedis;
+  let t: TestApp;
+  let key: string;
+  let counterKey: string;
+  const prefix = `faults-${randomUUID()}:`;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    t = await startApp({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix });
+    const created = await (await createAccount(t)).createKey();
+    key = created.key;
+    counterKey = `${prefix}rl:key:${created.id}|GET /api/v1/public/ping`;
+  }, 60_000);
+  afterAll(async () => {
+    await t.close();
+    await redis.kill();
+  });
+
+  const ping = () => t.http.get('/api/v1/public/ping').set('X-Api-Key', key).timeout({ response: DEADLINE_MS });
+  const expectServed = async (times: number) => {
+    for (let i = 0; i < times; i++) {
+      const res = await ping();
+      expect(res.status).toBe(200);
+      expectRateLimitHeaders(res);
+    }
+  };
+  const eventually = async (check: () => Promise<boolean>) => {
+    for (let i = 0; i < 60; i++) {
+      if (await check()) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  };
+
+  it('counts in Redis while it is up', async () => {
+    await expectServed(3);
+    expect(await redis.get(counterKey)).toBe('3');
+  });
+
+  it('keeps answering, never with a 500 and never hanging, while Redis is frozen (SIGSTOP)', async () => {
+    redis.freeze();
+    try {
+      await expectServed(8);
+    } finally {
+      redis.thaw();
+    }
+  });
+
+  it('returns to shared counting by itself once Redis answers again', async () => {
+    const before = Number(await redis.get(counterKey));
+    expect(await eventually(async () => (await ping()).status === 200 && Number(await redis.get(counterKey)) > before)).toBe(true);
+  });
+
+  it('keeps answering while Redis is dead, and counts in Redis again after a restart', async () => {
+    await redis.kill();
+    await expectServed(5);
+    await redis.start(); // empty: counting starts afresh
+    expect(await eventually(async () => (await ping()).status === 200 && Number(await redis.get(counterKey)) >= 1)).toBe(true);
+  });
+});
