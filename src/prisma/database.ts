@@ -20,7 +20,9 @@ export interface Database {
 export async function openDatabase(config: AppConfig): Promise<Database> {
   if (config.databaseUrl !== undefined) {
     // @prisma/adapter-pg@7.10 maps `name` columns that 6.19's adapter breaks on (prisma/orm#27403).
-    return { kind: 'postgres', adapter: new PrismaPg({ connectionString: config.databaseUrl, max: 10 }), close: async () => undefined };
+    // Bounded waits, so an unreachable or frozen PostgreSQL answers a fast 503 instead of hanging.
+    const adapter = new PrismaPg({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 2000, query_timeout: 5000 });
+    return { kind: 'postgres', adapter, close: async () => undefined };
   }
   let dir = IN_MEMORY;
   if (config.dataDir !== IN_MEMORY) {

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Reply, Request } from '../request';
 import { RateLimitService } from '../../rate-limit/rate-limit.service';
 import { writeRateLimitHeaders } from '../../rate-limit/rate-limit-state';
+import { isDatabaseUnavailable } from '../../prisma/database-errors';
 import { AppError } from './app-error';
 import { ErrorCode } from './error-codes';
 
@@ -19,9 +20,16 @@ const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   503: 'service_unavailable',
 };
 
-/** Errors from Nest or Fastify (routing, body parsing) as AppErrors; anything else is a 500. */
+/** Seconds a client should wait before retrying while the database is unreachable. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Errors from Nest or Fastify (routing, body parsing) as AppErrors; an unreachable database is a
+ * 503 (fast: the pool refuses or times out); anything else is a 500.
+ */
 export function toAppError(exception: unknown): AppError {
   if (exception instanceof AppError) return exception;
+  if (isDatabaseUnavailable(exception)) return new AppError('service_unavailable').withRetryAfter(DATABASE_RETRY_AFTER_SECONDS);
   if (exception instanceof HttpException) {
     const code = CODE_BY_STATUS[exception.getStatus()];
     if (code === 'validation_failed') {
@@ -47,7 +55,9 @@ export class AppExceptionFilter implements ExceptionFilter {
     const req = host.switchToHttp().getRequest<Request>();
     const reply = host.switchToHttp().getResponse<Reply>();
     let error = toAppError(exception);
-    if (error.status >= 500 && error.code !== 'service_unavailable') {
+    if (error.code === 'service_unavailable') {
+      this.logger.warn(`${req.method} ${req.routeOptions.url ?? '(unmatched)'} answered 503: the database is unreachable [${req.id}]`);
+    } else if (error.status >= 500) {
       this.logger.error(`${req.method} ${req.routeOptions.url ?? '(unmatched)'} failed [${req.id}]`, (exception as Error)?.stack);
     }
     if (req.rateLimit === null && req.url.startsWith('/api/')) {
