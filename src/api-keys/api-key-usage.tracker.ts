@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { PrismaService } from '../prisma/prisma.service';
 
 /**
@@ -6,7 +6,7 @@ import { PrismaService } from '../prisma/prisma.service';
  * written in one batch every few seconds and on shutdown. A failed batch is merged back and retried.
  */
 @Injectable()
-export class ApiKeyUsageTracker implements OnModuleInit, OnModuleDestroy {
+export class ApiKeyUsageTracker implements OnModuleInit {
   private readonly logger = new Logger(ApiKeyUsageTracker.name);
   private pending = new Map<string, number>();
   private timer?: NodeJS.Timeout;
@@ -36,7 +36,8 @@ export class ApiKeyUsageTracker implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** The last flush, once no request can arrive any more (see Lifecycle). */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
   }

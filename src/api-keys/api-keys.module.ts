@@ -7,6 +7,6 @@ import { ApiKeysService } from './api-keys.service';
 @Module({
   controllers: [ApiKeysController],
   providers: [ApiKeysService, ApiKeyAuthService, ApiKeyUsageTracker],
-  exports: [ApiKeyAuthService],
+  exports: [ApiKeyAuthService, ApiKeyUsageTracker],
 })
 export class ApiKeysModule {}

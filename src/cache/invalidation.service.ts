@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 
@@ -20,7 +20,7 @@ interface Message {
  * Caches subscribe with `on`; code that changes what they hold calls `invalidate`.
  */
 @Injectable()
-export class CacheInvalidation implements OnModuleInit, OnModuleDestroy {
+export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(CacheInvalidation.name);
   private readonly local = new EventEmitter();
   private readonly origin = randomUUID();
@@ -72,7 +72,7 @@ export class CacheInvalidation implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  onApplicationShutdown(): void {
     this.publisher?.disconnect();
     this.subscriber?.disconnect();
   }

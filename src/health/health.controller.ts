@@ -1,26 +1,57 @@
-import { Controller, Get, HttpCode, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
+import { InjectThrottlerStorage, SkipThrottle } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.decorators';
 import { PrismaService } from '../prisma/prisma.service';
+import type { CounterStorage } from '../rate-limit/counter-storage';
+import { Lifecycle } from './lifecycle.service';
 
-/** Outside /api/v1 and outside the rate limits: for load balancers and orchestrators. */
+interface Readiness {
+  readonly status: 'ready' | 'not_ready';
+  readonly draining: boolean;
+  readonly database: 'up' | 'down';
+  readonly rateLimits: ReturnType<CounterStorage['status']>;
+}
+
+/**
+ * Outside /api/v1 and outside the rate limits, for load balancers and orchestrators.
+ * Not ready = draining or the database unreachable. An unreachable Redis is reported but does not
+ * make an instance unready: limits go local (docs/DECISIONS.md), and pulling every instance out of
+ * rotation would turn a degraded limiter into an outage.
+ */
 @ApiExcludeController()
 @SkipThrottle()
+@Public()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly lifecycle: Lifecycle,
+    @InjectThrottlerStorage() private readonly limits: CounterStorage,
+  ) {}
 
+  /** Liveness: the process answers. Restart it only when this fails. */
+  @Get('live')
+  live(): { status: 'alive' } {
+    return { status: 'alive' };
+  }
+
+  @Get('ready')
+  ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness> {
+    return this.readiness(reply);
+  }
+
+  /** Same as /health/ready. */
   @Get()
-  @Public()
-  @HttpCode(200)
-  async health(@Res({ passthrough: true }) reply: FastifyReply): Promise<{ status: string; database: string }> {
-    const database = await this.prisma.ping().then(
-      () => 'up',
-      () => 'down',
-    );
-    if (database !== 'up') reply.status(503);
-    return { status: database === 'up' ? 'ok' : 'unavailable', database };
+  health(@Res({ passthrough: true }) reply: FastifyReply): Promise<Readiness> {
+    return this.readiness(reply);
+  }
+
+  private async readiness(reply: FastifyReply): Promise<Readiness> {
+    const database = this.lifecycle.isDraining ? 'down' : await this.prisma.ping().then(() => 'up' as const, () => 'down' as const);
+    const ready = !this.lifecycle.isDraining && database === 'up';
+    if (!ready) reply.status(503);
+    return { status: ready ? 'ready' : 'not_ready', draining: this.lifecycle.isDraining, database, rateLimits: this.limits.status() };
   }
 }

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { HealthController } from './health.controller';
+import { Lifecycle } from './lifecycle.service';
 
-@Module({ controllers: [HealthController] })
+@Module({ imports: [ApiKeysModule], controllers: [HealthController], providers: [Lifecycle] })
 export class HealthModule {}

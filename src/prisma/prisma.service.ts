@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { PrismaClient } from '../generated/prisma/client';
 import { Database } from './database';
 import { pendingMigrations } from './migrations';
@@ -7,7 +7,7 @@ export const DATABASE = Symbol('DATABASE');
 
 /** The generated client over the chosen adapter (embedded PGlite or PostgreSQL). */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleInit, OnApplicationShutdown {
+export class PrismaService extends PrismaClient implements OnModuleInit {
   constructor(@Inject(DATABASE) private readonly database: Database) {
     super({ adapter: database.adapter });
   }
@@ -29,7 +29,8 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnAppli
     await this.$queryRaw`SELECT 1`;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Last of all at shutdown (see Lifecycle): $disconnect() alone would leave PGlite open. */
+  async close(): Promise<void> {
     await this.$disconnect();
     await this.database.close();
   }

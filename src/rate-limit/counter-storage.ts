@@ -9,4 +9,6 @@ export interface WindowPeek {
 /** The throttler's storage plus a look without a hit (for the login lockout). */
 export interface CounterStorage extends ThrottlerStorage {
   peek(key: string): Promise<WindowPeek>;
+  /** Where counts go now: this process, Redis, or this process because Redis does not answer. */
+  status(): 'memory' | 'redis' | 'redis-unreachable';
 }

@@ -49,6 +49,10 @@ export class MemoryThrottlerStorage implements CounterStorage, OnModuleDestroy {
     return { hits: w.hits, timeToExpire: Math.ceil((w.expiresAt - now) / 1000) };
   }
 
+  status(): 'memory' {
+    return 'memory';
+  }
+
   get size(): number {
     return this.windows.size;
   }

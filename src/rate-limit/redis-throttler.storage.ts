@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type { CounterStorage, WindowPeek } from './counter-storage';
 import Redis from 'ioredis';
@@ -33,7 +33,7 @@ type RedisWithHit = Redis & {
  * second probes it and the others count locally without waiting, so a dead or frozen Redis costs
  * at most one timeout a second; shared limits resume with the first probe that succeeds.
  */
-export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnModuleDestroy {
+export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RedisThrottlerStorage.name);
   private readonly redis: RedisWithHit;
   private degradedSince: number | null = null;
@@ -109,7 +109,13 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnMo
     this.degradedSince = null;
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Shared counting, or local while Redis does not answer. */
+  status(): 'redis' | 'redis-unreachable' {
+    return this.degradedSince === null ? 'redis' : 'redis-unreachable';
+  }
+
+  /** After the server closed: in-flight requests still count in Redis. */
+  onApplicationShutdown(): void {
     this.redis.disconnect();
   }
 }

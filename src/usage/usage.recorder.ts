@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { Principal } from '../auth/principal';
 import { PrismaService } from '../prisma/prisma.service';
@@ -27,7 +27,7 @@ interface Bucket {
  * the next one; requests never wait for it.
  */
 @Injectable()
-export class UsageRecorder implements OnModuleInit, OnModuleDestroy {
+export class UsageRecorder implements OnModuleInit {
   private readonly logger = new Logger(UsageRecorder.name);
   private pending = new Map<string, Bucket>();
   private timer?: NodeJS.Timeout;
@@ -77,7 +77,8 @@ export class UsageRecorder implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** The last flush, once no request can arrive any more (see Lifecycle). */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
   }

@@ -1,0 +1,44 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiKeyUsageTracker } from '../api-keys/api-key-usage.tracker';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { PrismaService } from '../prisma/prisma.service';
+import { UsageRecorder } from '../usage/usage.recorder';
+
+/**
+ * The order of a graceful stop (SIGTERM, or app.close()), in one place. Nest runs
+ * beforeApplicationShutdown, then closes the HTTP server (in-flight requests finish), then
+ * onApplicationShutdown:
+ * 1. not ready: /health/ready answers 503, for SHUTDOWN_DRAIN_MS, so load balancers stop sending;
+ * 2. the server closes once in-flight requests are answered;
+ * 3. the last usage counts and lastUsedAt are written;
+ * 4. the database pool (or PGlite) closes.
+ */
+@Injectable()
+export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger(Lifecycle.name);
+  private draining = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly usage: UsageRecorder,
+    private readonly keyUsage: ApiKeyUsageTracker,
+    private readonly prisma: PrismaService,
+  ) {}
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  async beforeApplicationShutdown(signal?: string): Promise<void> {
+    this.draining = true;
+    if (signal !== undefined) this.logger.log(`${signal}: not ready; draining for ${this.config.shutdownDrainMs} ms`);
+    if (this.config.shutdownDrainMs > 0) await sleep(this.config.shutdownDrainMs);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.usage.stop();
+    await this.keyUsage.stop();
+    await this.prisma.close();
+  }
+}
