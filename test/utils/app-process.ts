@@ -1,0 +1,57 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { freePort } from './private-redis';
+
+const ROOT = resolve(__dirname, '../..');
+
+/** `npm run build` once per test run: process tests run what `npm run start:prod` runs. */
+let built = false;
+export function buildOnce(): void {
+  if (built) return;
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  built = true;
+}
+
+/** The built app (dist/main.js) as its own process, with its log kept for inspection. */
+export class AppProcess {
+  readonly log: string[] = [];
+
+  private constructor(
+    readonly port: number,
+    private readonly child: ChildProcess,
+  ) {
+    const keep = (chunk: Buffer) => this.log.push(...chunk.toString().split('\n').filter((l) => l !== ''));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+  }
+
+  static async start(env: NodeJS.ProcessEnv): Promise<AppProcess> {
+    buildOnce();
+    const port = await freePort();
+    const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const app = new AppProcess(port, child);
+    for (let i = 0; i < 200; i++) {
+      if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${app.log.join('\n')}`);
+      if ((await fetch(`${app.url}/health/ready`).then((r) => r.status, () => 0)) === 200) return app;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    child.kill('SIGKILL');
+    throw new Error(`app did not become ready:\n${app.log.join('\n')}`);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /**
+   * SIGTERM, and how it ended: Nest runs the shutdown hooks, then raises the signal again, so a
+   * clean stop ends by SIGTERM (or exit code 0), a crash with another code.
+   */
+  async stop(): Promise<{ code: number | null; signal: string | null }> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return { code: this.child.exitCode, signal: this.child.signalCode };
+    this.child.kill('SIGTERM');
+    const [code, signal] = (await once(this.child, 'exit')) as [number | null, string | null];
+    return { code, signal };
+  }
+}
