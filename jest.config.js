@@ -22,6 +22,7 @@ module.exports = {
       transform: { '^.+\\.ts$': tsJest },
       moduleNameMapper,
       globalSetup: '<rootDir>/test/utils/global-setup.ts',
+      globalTeardown: '<rootDir>/test/utils/global-teardown.ts',
     },
   ],
 };

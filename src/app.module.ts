@@ -10,6 +10,7 @@ import { AuthorizationGuard } from './auth/guards/authorization.guard';
 import { AppExceptionFilter } from './common/errors/app-exception.filter';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { LoggingModule } from './logging/logging.module';
 import { HealthModule } from './health/health.module';
 import { NoncesModule } from './nonces/nonces.module';
 import { PlansModule } from './plans/plans.module';
@@ -19,6 +20,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TeamModule } from './team/team.module';
 import { UsageModule } from './usage/usage.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { WidgetModule } from './widget/widget.module';
 
 @Module({})
@@ -28,6 +30,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        LoggingModule,
         PrismaModule,
         CacheModule,
         RateLimitModule,
@@ -41,6 +44,7 @@ export class AppModule {
         NoncesModule,
         UsageModule,
         PublicApiModule,
+        WebhooksModule,
         HealthModule,
       ],
       providers: [

@@ -10,8 +10,13 @@ import { AppError } from './common/errors/app-error';
 import { endpointOf } from './common/request';
 import { createValidationPipe } from './common/validation';
 import { UsageRecorder } from './usage/usage.recorder';
+import { Logger } from 'nestjs-pino';
+import type { Logger as PinoLogger } from 'pino';
+import { PINO } from './logging/logging.module';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DEFAULT_MESSAGES } from './common/errors/error-codes';
+import { publishAuthToRouteConfig } from './auth/declared-routes';
+import { installCors } from './cors/cors';
 
 export const API_PREFIX = 'api/v1';
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -22,7 +27,9 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 function genReqId(req: IncomingMessage): string {
   const sent = req.headers['x-request-id'];
-  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+  const id = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
+  (req as IncomingMessage & { id: string }).id = id; // the same id in the log context (nestjs-pino)
+  return id;
 }
 
 /** Answers the HTTP parser's refusals (oversized headers, garbage) with the documented body. */
@@ -46,20 +53,21 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   );
 }
 
-export function createFastifyAdapter(): FastifyAdapter {
+export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     http: { maxHeaderSize: HEADER_LIMIT_BYTES },
     genReqId,
     clientErrorHandler,
-    trustProxy: false,
+    // The client IP (anonymous limits) comes from X-Forwarded-For only behind a configured proxy.
+    trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
   });
 }
 
 /** Everything main.ts and the e2e tests share: the app they run is the same app. */
 export async function configureApp(app: NestFastifyApplication): Promise<NestFastifyApplication> {
-  app.setGlobalPrefix(API_PREFIX, { exclude: ['health'] });
+  app.setGlobalPrefix(API_PREFIX, { exclude: ['health', 'health/live', 'health/ready'] });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const fastify = app.getHttpAdapter().getInstance();
@@ -69,6 +77,14 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   fastify.decorateRequest('rateLimit', null);
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
+    done();
+  });
+  publishAuthToRouteConfig(app);
+  installCors(app, app.get<AppConfig>(APP_CONFIG).dashboardOrigins);
+  app.useLogger(app.get(Logger));
+  const log = app.get<PinoLogger>(PINO);
+  fastify.addHook('onResponse', (req, reply, done) => {
+    log.info({ reqId: req.id, route: endpointOf(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     done();
   });
   if (app.get<AppConfig>(APP_CONFIG).usageRecording) {
@@ -87,11 +103,11 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
 }
 
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), createFastifyAdapter(config), {
     abortOnError: false,
+    bufferLogs: true,
     // Fastify's own JSON parser only (with bodyLimit and prototype-poisoning checks): no form bodies.
     bodyParser: false,
-    logger: config.env === 'test' ? ['error', 'warn'] : undefined,
   });
   return configureApp(app);
 }

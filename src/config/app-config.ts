@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { normalizeOrigin } from '../cors/origins';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
@@ -38,8 +39,24 @@ class EnvironmentVariables {
   @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
   USAGE_FLUSH_INTERVAL_MS: number = 2000;
 
+  @Transform(toInt) @IsInt() @Min(0) @Max(120_000)
+  SHUTDOWN_DRAIN_MS: number = 0;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: string = 'info';
+
+  @IsOptional() @IsString() @MinLength(1)
+  LOG_FILE?: string;
+
+  @IsOptional() @Matches(/^(true|\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/, { message: 'TRUST_PROXY must be true, a hop count, or a comma-separated list of proxy addresses/CIDRs' })
+  TRUST_PROXY?: string;
+
   @IsIn(['on', 'off'])
   USAGE_RECORDING: string = 'on';
+
+  /** Comma-separated browser origins of the dashboard; unset: no browser origin may call JWT routes. */
+  @IsOptional() @IsString()
+  DASHBOARD_ORIGINS?: string;
 
   @IsOptional() @IsString()
   BOOTSTRAP_OWNER_EMAIL?: string;
@@ -70,6 +87,15 @@ export interface AppConfig {
   readonly usageFlushIntervalMs: number;
   /** Off: requests are not counted for analytics (to measure what counting costs, bench/). */
   readonly usageRecording: boolean;
+  readonly logLevel: string;
+  /** Unset: JSON lines on stdout. */
+  readonly logFile?: string;
+  /** After SIGTERM, how long /health/ready answers 503 before the server stops accepting. */
+  readonly shutdownDrainMs: number;
+  /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client IP. Unset: nobody's. */
+  readonly trustProxy: boolean | number | string;
+  /** Origins (normalised) whose pages may call JWT and public routes cross-origin (DASHBOARD_ORIGINS). */
+  readonly dashboardOrigins: readonly string[];
   readonly limits: {
     /** Per client IP and endpoint where no valid credential is known (login, 401s, 404s). */
     readonly anonymousPerMinute: number;
@@ -105,6 +131,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   if ((env.BOOTSTRAP_OWNER_EMAIL === undefined) !== (env.BOOTSTRAP_OWNER_PASSWORD === undefined)) {
     throw new ConfigError('BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD go together');
   }
+  const dashboardOrigins = (env.DASHBOARD_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '');
+  const badOrigin = dashboardOrigins.find((o) => normalizeOrigin(o) === undefined);
+  if (badOrigin !== undefined) {
+    throw new ConfigError(`DASHBOARD_ORIGINS: "${badOrigin}" is not an origin such as https://dashboard.example.com`);
+  }
   return {
     env: env.NODE_ENV as AppConfig['env'],
     port: env.PORT,
@@ -119,6 +150,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         : undefined,
     usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     usageRecording: env.USAGE_RECORDING === 'on',
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
+    logLevel: env.LOG_LEVEL,
+    logFile: env.LOG_FILE,
+    trustProxy: env.TRUST_PROXY === undefined ? false : env.TRUST_PROXY === 'true' ? true : /^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY,
+    dashboardOrigins: [...new Set(dashboardOrigins.map((o) => normalizeOrigin(o)!))],
     limits: { anonymousPerMinute: 30, loginFailuresPerEmail: 10, loginFailureWindowSeconds: 15 * 60 },
   };
 }

@@ -30,6 +30,10 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['DELETE', '/api/v1/team/members/:userId',          '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/analytics/usage',               '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/audit-log',                     '✓',  '✓',  '',   ''],
+  // Beyond the contract: the docs/EXTENDING.md example module.
+  ['GET',    '/api/v1/webhooks',                      '✓',  '✓',  '✓',  ''],
+  ['POST',   '/api/v1/webhooks',                      '✓',  '✓',  '✓',  ''],
+  ['DELETE', '/api/v1/webhooks/:id',                  '✓',  '✓',  '✓',  ''],
 ];
 
 interface Row {
@@ -106,6 +110,16 @@ describe('the role matrix (PRODUCT.md §3)', () => {
         return { caller, ...(await memberRoute({ role: 'DEVELOPER' })) };
       case 'DELETE /api/v1/team/members/:userId':
         return { caller, ...(await memberRoute()) };
+      case 'POST /api/v1/webhooks':
+        return { caller, url: row.path, body: { url: 'https://hooks.example.com/matrix' } };
+      case 'DELETE /api/v1/webhooks/:id': {
+        const hook = await t.prisma.webhookEndpoint.create({ data: { accountId: account.id, url: 'https://hooks.example.com/m', createdById: account.owner.id } });
+        return {
+          caller,
+          url: `/api/v1/webhooks/${hook.id}`,
+          unchanged: async () => expect(await t.prisma.webhookEndpoint.findUnique({ where: { id: hook.id } })).not.toBeNull(),
+        };
+      }
       default:
         if (row.path.includes(':')) throw new Error(`${name(row)}: the matrix walk does not know how to fill its ids`);
         return { caller, url: row.path, body: row.method === 'GET' || row.method === 'DELETE' ? undefined : {} };

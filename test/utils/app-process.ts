@@ -1,6 +1,8 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { logFileFor } from './log-scan';
 import { freePort } from './private-redis';
 
 const ROOT = resolve(__dirname, '../..');
@@ -52,6 +54,7 @@ export class AppProcess {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return { code: this.child.exitCode, signal: this.child.signalCode };
     this.child.kill('SIGTERM');
     const [code, signal] = (await once(this.child, 'exit')) as [number | null, string | null];
+    appendFileSync(logFileFor(`process-${this.port}`), this.log.join('\n') + '\n');
     return { code, signal };
   }
 }

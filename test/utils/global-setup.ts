@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { clearLogs } from './log-scan';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -8,6 +9,7 @@ const ROOT = resolve(__dirname, '../..');
  * (`npm run db:migrate`). The embedded default needs nothing: each app migrates its own PGlite.
  */
 export default function globalSetup(): void {
+  clearLogs();
   const url = process.env.E2E_DATABASE_URL;
   if (!url) return;
   execFileSync(resolve(ROOT, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {

@@ -7,6 +7,7 @@ import { TokenService } from '../../src/auth/token.service';
 import { createApp } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/prisma/prisma.service';
+import { logFileFor } from './log-scan';
 
 export interface TestApp {
   readonly app: NestFastifyApplication;
@@ -32,6 +33,7 @@ export async function startApp(env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
     DATABASE_URL: process.env.E2E_DATABASE_URL,
     REDIS_URL: process.env.E2E_REDIS_URL,
     REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
+    LOG_FILE: logFileFor(`jest-${process.pid}`),
     ...env,
   });
   const app = await createApp(config);

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AppError } from '../../common/errors/app-error';
 import type { Request } from '../../common/request';
+import { keyAllowsOrigin } from '../../cors/origins';
 import { requirementOf } from '../auth.decorators';
 
 /** Last of the three app-wide guards: the authentication verdict, then role (JWT) or scope (API key). */
@@ -18,8 +19,14 @@ export class AuthorizationGuard implements CanActivate {
       case 'none':
         return true;
       case 'apiKey':
-        if (principal?.kind === 'apiKey' && principal.scopes.includes(requirement.scope)) return true;
-        throw new AppError('insufficient_permissions', `This API key lacks the "${requirement.scope}" scope.`);
+        if (principal?.kind !== 'apiKey' || !principal.scopes.includes(requirement.scope)) {
+          throw new AppError('insufficient_permissions', `This API key lacks the "${requirement.scope}" scope.`);
+        }
+        // PRODUCT.md §6: a browser call from an origin the key does not list.
+        if (!keyAllowsOrigin(principal.allowedOrigins, req.headers.origin)) {
+          throw new AppError('insufficient_permissions', 'This API key does not accept requests from this origin.');
+        }
+        return true;
       case 'jwt':
         if (principal?.kind === 'user' && requirement.roles.includes(principal.role)) return true;
         throw new AppError('insufficient_permissions', 'Your role does not allow this operation.');

@@ -1,0 +1,327 @@
+'use strict';
+// Shared helpers for bench/run.js and bench/profile.js: servers, loopback HTTP, account setup,
+// autocannon runs with server CPU and RSS read from /proc. Plain CommonJS, no build.
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const autocannon = require('autocannon');
+
+const ROOT = path.resolve(__dirname, '..');
+const HOST = '127.0.0.1';
+const OWNER = { email: 'bench-owner@example.com', password: 'bench-owner-password-1' };
+const MEMBER_PASSWORD = 'bench-member-password-1';
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+const HAS_TASKSET = (() => {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return os.cpus().length >= 2;
+  } catch {
+    return false;
+  }
+})();
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (...args) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...args);
+
+/** Keeps the load generator (this process, all threads) off the server's core. */
+function pinSelfToLoadCore() {
+  if (HAS_TASKSET) execFileSync('taskset', ['-a', '-cp', '1', String(process.pid)], { stdio: 'ignore' });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, HOST, () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// ---------------------------------------------------------------- servers
+
+const children = new Set();
+let appDir = ROOT; // where dist/ lives; bench/run.js builds a private copy (see build() there)
+const setAppDir = (dir) => {
+  appDir = dir;
+};
+
+/** Starts `node <args>` on core 0 (taskset) and remembers it so it is killed whatever happens. */
+function startNode(args, env) {
+  const cmd = HAS_TASKSET ? 'taskset' : process.execPath;
+  const argv = HAS_TASKSET ? ['-c', '0', process.execPath, ...args] : args;
+  const child = spawn(cmd, argv, { cwd: appDir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk).slice(-8000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  child.output = () => output;
+  child.command = `${HAS_TASKSET ? 'taskset -c 0 ' : ''}node ${args.join(' ')}`;
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child; // taskset execs node: child.pid is the server's pid
+}
+
+async function waitHttp(child, port, urlPath, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${child.output()}`);
+    const res = await request('GET', port, urlPath).catch(() => null);
+    if (res && res.status === 200) return;
+    await sleep(250);
+  }
+  throw new Error(`server not ready on ${port}${urlPath} after ${timeoutMs} ms:\n${child.output()}`);
+}
+
+async function stop(child, timeoutMs = 10_000) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+function killAllNow() {
+  for (const child of children) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/** Starts the built app (dist/main.js) and waits until /health answers. */
+async function startApp(env, nodeFlags = []) {
+  const port = await freePort();
+  const child = startNode([...nodeFlags, 'dist/main.js'], { NODE_ENV: 'production', PORT: String(port), ...env });
+  await waitHttp(child, port, '/health');
+  return { child, port, pid: child.pid };
+}
+
+async function startBare() {
+  const port = await freePort();
+  const child = startNode([path.join(__dirname, 'bare-server.js'), String(port)], {});
+  await waitHttp(child, port, '/');
+  return { child, port, pid: child.pid };
+}
+
+// ---------------------------------------------------------------- /proc
+
+function cpuTicks(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime (fields 14, 15 of stat)
+}
+
+/** Busy ticks of the whole machine (all cores), from /proc/stat. */
+function systemBusyTicks() {
+  const [, ...v] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = v; // idle and iowait are not busy
+  return user + nice + system + irq + softirq + steal;
+}
+
+/** CPU (in cores) used by everything except the server and this load generator since `from`. */
+function otherLoad(pid, from) {
+  const now = { at: Date.now(), sys: systemBusyTicks(), server: cpuTicks(pid), self: cpuTicks(process.pid) };
+  if (!from) return { mark: now };
+  const ticks = now.sys - from.sys - (now.server - from.server) - (now.self - from.self);
+  return { mark: now, cores: ticks / CLK_TCK / ((now.at - from.at) / 1000) };
+}
+
+/** Waits (at most maxS seconds) until other processes use less than `cores` of CPU. */
+async function waitQuiet(pid, maxS = 15, cores = 0.25) {
+  let last = NaN;
+  for (let i = 0; i < maxS; i++) {
+    const { mark } = otherLoad(pid);
+    await sleep(1000);
+    last = otherLoad(pid, mark).cores;
+    if (last < cores) return { waitedS: i, cores: last };
+  }
+  return { waitedS: maxS, cores: last };
+}
+
+function rssMiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+// ---------------------------------------------------------------- loopback HTTP for setup
+
+function request(method, port, urlPath, { body, headers = {}, localAddress } = {}) {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request(
+      {
+        host: HOST,
+        port,
+        method,
+        path: urlPath,
+        localAddress,
+        agent: false,
+        timeout: 30_000,
+        headers: { ...headers, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          let json;
+          try {
+            json = text ? JSON.parse(text) : undefined;
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode, json, text, headers: res.headers });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath} timed out`)));
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+async function expect(promise, status, what) {
+  const res = await promise;
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${res.text.slice(0, 300)}`);
+  return res.json;
+}
+
+/** Runs `fn(i)` for i < n with at most `width` in flight. */
+async function pool(n, width, fn) {
+  const out = new Array(n);
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      out[i] = await fn(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, n) }, worker));
+  return out;
+}
+
+/**
+ * Owner JWT, enterprise plan, `keyCount` API keys (all scopes; 6000 req/min each per endpoint),
+ * one extra key for the 429 path, and `userCount` members with their JWTs. Invitations are
+ * accepted from 127.0.0.2, 127.0.0.3, ... since an anonymous route allows 30/min per client IP.
+ */
+async function setupAccount(port, { keyCount, userCount }) {
+  const login = await expect(request('POST', port, '/api/v1/auth/login', { body: OWNER }), 200, 'owner login');
+  const auth = { authorization: `Bearer ${login.token}` };
+  await expect(request('PUT', port, '/api/v1/account/plan', { body: { plan: 'enterprise' }, headers: auth }), 200, 'enterprise plan');
+  const keys = await pool(keyCount + 1, 8, async (i) => {
+    const res = await expect(request('POST', port, '/api/v1/api-keys', { body: { name: `bench-${i}` }, headers: auth }), 201, 'create key');
+    return res.key;
+  });
+  const limitedKey = keys.pop();
+  const tokens = await pool(userCount, 4, async (i) => {
+    const email = `bench-member-${i}@example.com`;
+    const inv = await expect(request('POST', port, '/api/v1/team/invitations', { body: { email, role: 'ANALYST' }, headers: auth }), 201, 'invite');
+    const localAddress = `127.0.0.${2 + Math.floor(i / 25)}`;
+    const res = await expect(
+      request('POST', port, '/api/v1/auth/invitations/accept', { body: { token: inv.token, password: MEMBER_PASSWORD }, localAddress }),
+      200,
+      'accept invitation',
+    );
+    return res.token;
+  });
+  return { ownerToken: login.token, keys, limitedKey, tokens };
+}
+
+// ---------------------------------------------------------------- autocannon
+
+function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({ connections: 50, timeout: 10, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    instance.on('error', () => {}); // counted in result.errors
+  });
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/**
+ * Warm-up, then `runs` measured runs. `makeOpts(phase)` returns autocannon options (url, requests,
+ * duration or amount) for 'warmup' or run i. Medians of req/s, p50, p99 and CPU µs per request.
+ */
+async function measure(pid, makeOpts, { warmup, duration, runs, quietWaitS = 15 }) {
+  const quiet = await waitQuiet(pid, quietWaitS);
+  if (warmup > 0) await cannon({ ...makeOpts('warmup'), duration: warmup });
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const opts = { duration, ...makeOpts(i) };
+    const t0 = cpuTicks(pid);
+    const { mark } = otherLoad(pid);
+    const r = await cannon(opts);
+    const cpuUs = ((cpuTicks(pid) - t0) * 1e6) / CLK_TCK;
+    const other = otherLoad(pid, mark).cores;
+    const total = r.requests.total;
+    samples.push({
+      rps: total / r.duration,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      cpuUsPerReq: total ? cpuUs / total : NaN,
+      cpuShare: cpuUs / 1e6 / r.duration,
+      total,
+      codes: Object.fromEntries(Object.entries(r.statusCodeStats || {}).map(([c, v]) => [c, v.count])),
+      errors: r.errors + r.timeouts,
+      other,
+    });
+  }
+  const codes = {};
+  for (const s of samples) for (const [c, n] of Object.entries(s.codes)) codes[c] = (codes[c] || 0) + n;
+  return {
+    rps: median(samples.map((s) => s.rps)),
+    p50: median(samples.map((s) => s.p50)),
+    p99: median(samples.map((s) => s.p99)),
+    cpuUsPerReq: median(samples.map((s) => s.cpuUsPerReq)),
+    cpuShare: median(samples.map((s) => s.cpuShare)),
+    rpsRuns: samples.map((s) => Math.round(s.rps)),
+    total: samples.reduce((a, s) => a + s.total, 0),
+    errors: samples.reduce((a, s) => a + s.errors, 0),
+    codes,
+    rss: rssMiB(pid),
+    other: median(samples.map((s) => s.other)),
+    quietWaitS: quiet.waitedS,
+  };
+}
+
+module.exports = {
+  ROOT,
+  appDir: () => appDir,
+  setAppDir,
+  HOST,
+  OWNER,
+  HAS_TASKSET,
+  CLK_TCK,
+  sleep,
+  log,
+  pinSelfToLoadCore,
+  startApp,
+  startBare,
+  startNode,
+  stop,
+  killAllNow,
+  request,
+  expect,
+  setupAccount,
+  cannon,
+  measure,
+  median,
+  rssMiB,
+  waitQuiet,
+  otherLoad,
+  cpuTicks,
+};

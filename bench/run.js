@@ -1,0 +1,426 @@
+'use strict';
+// `npm run bench` — builds the app, measures the bare node:http reference and the real app in
+// the same run (server on core 0, autocannon -c 50 in this process on core 1), on the embedded
+// default and on PostgreSQL + Redis, profiles the API-key path and writes docs/BENCHMARKS.md.
+// `npm run bench -- --quick`: bare + API-key ping on the embedded default, short runs, no doc.
+// Loopback only; every loop is bounded; servers are killed on the way out, even on failure.
+const { execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const L = require('./lib');
+const { summarize, markdown } = require('./profile');
+
+const QUICK = process.argv.includes('--quick');
+const PROFILE_ONLY = process.argv.includes('--profile-only'); // development: build + profile, print it
+const TIMING = QUICK ? { warmup: 2, duration: 3, runs: 3 } : { warmup: 3, duration: 5, runs: 3 };
+// For developing the harness: BENCH_WARMUP / BENCH_DURATION (s) shorten runs, BENCH_QUIET_WAIT=0 skips waiting.
+if (process.env.BENCH_WARMUP) TIMING.warmup = Number(process.env.BENCH_WARMUP);
+if (process.env.BENCH_DURATION) TIMING.duration = Number(process.env.BENCH_DURATION);
+TIMING.quietWaitS = process.env.BENCH_QUIET_WAIT ? Number(process.env.BENCH_QUIET_WAIT) : 10;
+const KEYS = QUICK ? 100 : 400; // x 6000 req/min each: the allowed path stays allowed
+const USERS = QUICK ? 0 : 150; // x 1200 req/min each for GET /auth/me
+const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
+const DB_NAME = `gatehouse_bench_${process.pid}`;
+const REDIS_PREFIX = `gatehouse-bench-${process.pid}:`;
+const KEPT_PROFILE = path.join(os.tmpdir(), 'gatehouse-bench-ping.cpuprofile'); // left for a closer look
+const HARD_LIMIT_MS = 25 * 60_000;
+const started = new Date();
+const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-'));
+const results = []; // { scenario, mode, ...measure() }
+const commands = [];
+
+const sh = (cmd, args, env) => {
+  commands.push(`${env ? Object.entries(env).map(([k, v]) => `${k}=${v} `).join('') : ''}${cmd} ${args.join(' ')}`);
+  return execFileSync(cmd, args, { cwd: L.ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).toString();
+};
+
+// ---------------------------------------------------------------- modes
+
+const MODES = {
+  embedded: {
+    label: 'embedded (PGlite + in-process limits)',
+    async prepare() {
+      return { DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')) };
+    },
+    async cleanup() {},
+  },
+  pg: {
+    label: 'PostgreSQL + Redis',
+    async prepare() {
+      const { Client } = require('pg');
+      const admin = new Client({ connectionString: PG_ADMIN_URL });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${DB_NAME}`);
+      await admin.end();
+      const DATABASE_URL = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${DB_NAME}`);
+      sh('npx', ['prisma', 'migrate', 'deploy'], { DATABASE_URL });
+      return { DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX: REDIS_PREFIX, DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')) };
+    },
+    async cleanup() {
+      const { Client } = require('pg');
+      const admin = new Client({ connectionString: PG_ADMIN_URL });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+      await admin.end();
+      const Redis = require('ioredis');
+      const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      await redis.connect();
+      let cursor = '0';
+      for (let i = 0; i < 10_000; i++) {
+        const [next, found] = await redis.scan(cursor, 'MATCH', `${REDIS_PREFIX}*`, 'COUNT', 1000);
+        if (found.length) await redis.del(...found);
+        cursor = next;
+        if (cursor === '0') break;
+      }
+      redis.disconnect();
+    },
+  },
+};
+
+function appEnv(extra) {
+  return {
+    JWT_SECRET: crypto.randomBytes(48).toString('base64'),
+    BOOTSTRAP_OWNER_EMAIL: L.OWNER.email,
+    BOOTSTRAP_OWNER_PASSWORD: L.OWNER.password,
+    ...extra,
+  };
+}
+
+// ---------------------------------------------------------------- scenarios
+
+const url = (port) => `http://${L.HOST}:${port}`;
+const rotate = (list, make) => list.map(make);
+
+async function scenario(name, mode, app, makeOpts) {
+  L.log(`${mode}: ${name}`);
+  const r = await L.measure(app.pid, makeOpts, TIMING);
+  results.push({ scenario: name, mode, ...r });
+  L.log(`  ${Math.round(r.rps)} req/s [${r.rpsRuns.join(' ')}], p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.cpuUsPerReq.toFixed(0)} µs CPU/req, RSS ${r.rss.toFixed(0)} MiB, other load ${r.other.toFixed(2)}, codes ${JSON.stringify(r.codes)}`);
+  return r;
+}
+
+const pingAllowed = (app, keys) => () => ({
+  url: url(app.port),
+  requests: rotate(keys, (k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })),
+});
+
+async function runMode(modeName) {
+  const mode = MODES[modeName];
+  const env = await mode.prepare();
+  try {
+    // Recording on (the default): every scenario.
+    let app = await L.startApp(appEnv({ ...env, USAGE_RECORDING: 'on' }));
+    const shown = Object.entries({ NODE_ENV: 'production', ...env, USAGE_RECORDING: 'on|off' }).map(([k, v]) => `${k}=${v}`);
+    commands.push(`${shown.join(' ')} JWT_SECRET=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`);
+    const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: USERS });
+    L.log(`${modeName}: ${acct.keys.length} keys, ${acct.tokens.length} members ready`);
+    await scenario('API-key ping, allowed', modeName, app, pingAllowed(app, acct.keys));
+    if (!QUICK) {
+      await scenario('API-key ping, 429 (one exhausted key)', modeName, app, () => ({
+        url: url(app.port),
+        requests: [{ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': acct.limitedKey } }],
+      }));
+      await scenario(`JWT GET /auth/me (${acct.tokens.length} users)`, modeName, app, () => ({
+        url: url(app.port),
+        requests: rotate(acct.tokens, (t) => ({ method: 'GET', path: '/api/v1/auth/me', headers: { authorization: `Bearer ${t}` } })),
+      }));
+      const nonces = [];
+      const collect = (status, body) => {
+        if (status === 201) nonces.push(JSON.parse(body).nonce);
+      };
+      await scenario('nonce issue (POST /widget/nonces)', modeName, app, () => ({
+        url: url(app.port),
+        requests: rotate(acct.keys, (k) => ({ method: 'POST', path: '/api/v1/widget/nonces', headers: { 'x-api-key': k }, onResponse: collect })),
+      }));
+      // Verify each issued nonce once: warm-up and the three runs each get a quarter of them.
+      const chunk = Math.floor(nonces.length / 4);
+      let valid = 0;
+      const r = await scenario(`nonce verify, each once (${chunk} per run)`, modeName, app, (phase) => {
+        const slice = nonces.slice((phase === 'warmup' ? 0 : phase + 1) * chunk, (phase === 'warmup' ? 1 : phase + 2) * chunk);
+        let i = 0;
+        return {
+          url: url(app.port),
+          amount: slice.length,
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/v1/nonces/verify',
+              headers: { 'content-type': 'application/json' },
+              setupRequest: (req) => {
+                const n = i++;
+                return { ...req, headers: { ...req.headers, 'x-api-key': acct.keys[n % acct.keys.length] }, body: JSON.stringify({ nonce: slice[n % slice.length] }) };
+              },
+              onResponse: (status, body) => {
+                if (status === 200 && body.includes('"valid":true')) valid++;
+              },
+            },
+          ],
+        };
+      });
+      r.note = `${valid} of ${chunk * 4} verifies answered valid:true`;
+      await scenario('login flood (POST /auth/login, right password)', modeName, app, () => ({
+        url: url(app.port),
+        requests: [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(L.OWNER) }],
+      }));
+    }
+    await L.stop(app.child);
+
+    // Same build, same data, recording off: what counting usage costs on the allowed path.
+    app = await L.startApp(appEnv({ ...env, USAGE_RECORDING: 'off' }));
+    await scenario('API-key ping, allowed, USAGE_RECORDING=off', modeName, app, pingAllowed(app, acct.keys));
+    await L.stop(app.child);
+  } finally {
+    L.killAllNow(); // only still running when a scenario failed
+    await L.sleep(200);
+    await mode.cleanup().catch((e) => L.log(`cleanup of ${modeName} failed: ${e.message}`));
+  }
+}
+
+async function runBare(label) {
+  const bare = await L.startBare();
+  if (label === 'bare node:http (start)') commands.push(`${bare.child.command}`);
+  await scenario(label, 'reference', bare, () => ({ url: `${url(bare.port)}/api/v1/public/ping` }));
+  await L.stop(bare.child);
+}
+
+/** CPU profile of the API-key allowed path (embedded), load window only. */
+async function runProfile() {
+  const out = path.join(tmpRoot, 'ping.cpuprofile');
+  const env = await MODES.embedded.prepare();
+  const app = await L.startApp(appEnv({ ...env, CPU_PROFILE_OUT: out }), ['-r', path.join(__dirname, 'cpu-profile-preload.js')]);
+  commands.push(`${app.child.command}   # profile: SIGWINCH starts/stops the V8 sampling profiler (as --cpu-prof)`);
+  const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 });
+  const opts = pingAllowed(app, acct.keys)();
+  await L.cannon({ ...opts, duration: 3 });
+  process.kill(app.pid, 'SIGWINCH');
+  const r = await L.cannon({ ...opts, duration: 8 });
+  process.kill(app.pid, 'SIGWINCH');
+  for (let i = 0; i < 100 && !fs.existsSync(out); i++) await L.sleep(100);
+  await L.sleep(500);
+  await L.stop(app.child);
+  fs.copyFileSync(out, KEPT_PROFILE);
+  const profile = JSON.parse(fs.readFileSync(out, 'utf8'));
+  return { summary: summarize(profile, 18), requests: r.requests.total, rps: r.requests.total / r.duration };
+}
+
+async function argon2Cost() {
+  const { hashPassword, verifyPassword } = require(path.join(L.appDir(), 'dist/auth/passwords.js'));
+  const hash = await hashPassword(L.OWNER.password);
+  const times = [];
+  for (let i = 0; i < 10; i++) {
+    const t0 = process.hrtime.bigint();
+    await verifyPassword(hash, L.OWNER.password);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return L.median(times);
+}
+
+// ---------------------------------------------------------------- report
+
+function versions() {
+  const pkg = (name) => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(L.ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+    } catch {
+      return '?';
+    }
+  };
+  const osName = (/PRETTY_NAME="([^"]+)"/.exec(fs.existsSync('/etc/os-release') ? fs.readFileSync('/etc/os-release', 'utf8') : '') || [])[1] || os.type();
+  let pgVersion = '?';
+  let redisVersion = '?';
+  try {
+    pgVersion = execFileSync('psql', [PG_ADMIN_URL, '-Atc', 'show server_version']).toString().trim();
+  } catch {}
+  try {
+    redisVersion = (/redis_version:(\S+)/.exec(execFileSync('redis-cli', ['-u', REDIS_URL, 'info', 'server']).toString()) || [])[1];
+  } catch {}
+  const pkgs = ['@nestjs/core', '@nestjs/platform-fastify', 'fastify', '@nestjs/passport', 'passport', '@nestjs/throttler', '@prisma/client', '@electric-sql/pglite', 'pg', 'ioredis', 'argon2', 'autocannon'];
+  return [
+    `- Node ${process.version}, ${osName} (kernel ${os.release()}), ${os.cpus().length} × ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    `- PostgreSQL ${pgVersion}, Redis ${redisVersion}`,
+    `- ${pkgs.map((p) => `${p} ${pkg(p)}`).join(', ')}`,
+    `- gatehouse commit ${(() => {
+      try {
+        return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: L.ROOT }).toString().trim() + (execFileSync('git', ['status', '--porcelain', 'src'], { cwd: L.ROOT }).toString().trim() ? ' (src/ has uncommitted changes)' : '');
+      } catch {
+        return '?';
+      }
+    })()}`,
+  ].join('\n');
+}
+
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+function shares(codes) {
+  const total = Object.values(codes).reduce((a, b) => a + b, 0) || 1;
+  return Object.entries(codes)
+    .sort()
+    .map(([c, n]) => `${c}: ${((100 * n) / total).toFixed(n === total ? 0 : 1)}%`)
+    .join(', ');
+}
+
+function report({ profile, argon2Ms, elapsedS }) {
+  const bares = results.filter((r) => r.mode === 'reference');
+  const bare = L.median(bares.map((r) => r.rps));
+  const row = (r) =>
+    `| ${r.scenario} | ${r.mode} | ${fmt(r.rps)} | ${fmt(r.rps / bare, 2)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUsPerReq, 0)} | ${fmt(r.cpuShare * 100)}% | ${fmt(r.rss)} | ${shares(r.codes)}${r.errors ? `, ${r.errors} errors` : ''}${r.note ? `; ${r.note}` : ''} | ${r.rpsRuns.join(' / ')} | ${fmt(r.other, 2)}${r.quietWaitS ? ` (waited ${r.quietWaitS} s)` : ''} |`;
+  const find = (mode, s) => results.find((r) => r.mode === mode && r.scenario === s);
+  const overhead = Object.keys(MODES)
+    .map((m) => [m, find(m, 'API-key ping, allowed'), find(m, 'API-key ping, allowed, USAGE_RECORDING=off')])
+    .filter(([, on, off]) => on && off)
+    .map(([m, on, off]) => `| ${MODES[m].label} | ${fmt(on.rps)} | ${fmt(off.rps)} | ${fmt((1 - on.rps / off.rps) * 100, 1)}% | ${fmt(on.cpuUsPerReq)} / ${fmt(off.cpuUsPerReq)} |`);
+  const modeNote = Object.entries(MODES).map(([k, m]) => `\`${k}\` = ${m.label}`).join('; ');
+  return `# Benchmarks
+
+_Generated by \`npm run bench\` (bench/run.js) on ${started.toISOString()}, in ${fmt(elapsedS)} s. Do not edit by hand: rerun the script._
+
+The bare \`node:http\` reference (bench/bare-server.js: small JSON + 3 headers) and the real app
+(\`node dist/main.js\`, NODE_ENV=production) are measured in the same run, each alone on core 0
+(\`taskset -c 0\`${L.HAS_TASKSET ? '' : ' — **not available here, figures are unpinned**'}); autocannon runs in bench/run.js, pinned to core 1, with 50
+connections over 127.0.0.1. Each scenario: ${TIMING.warmup} s warm-up, then ${TIMING.runs} measured runs of ${TIMING.duration} s;
+the table gives medians (the last column lists the ${TIMING.runs} runs' req/s). Modes: ${modeNote}.
+
+- **× bare**: req/s divided by the bare reference of this run (median of its start and end measurements: ${bares.map((r) => fmt(r.rps)).join(' and ')} req/s).
+- **CPU µs/req**: server process utime+stime (/proc/<pid>/stat) over the run divided by the responses; **CPU** is the share of one core the server used.
+- **RSS**: server VmRSS after the scenario's last run (MiB).
+- **other load**: CPU (in cores, median of the runs) used meanwhile by processes other than the server and the load generator
+  (from /proc/stat); before each scenario the script waits up to ${TIMING.quietWaitS} s for it to drop below 0.25. Above ~0.2 the row is disturbed.
+- **answers**: share of status codes over the three runs — read it before the req/s: a 429 is a different, cheaper path.
+
+| scenario | mode | req/s | × bare | p50 ms | p99 ms | CPU µs/req | CPU | RSS MiB | answers | req/s per run | other load |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+${results.map(row).join('\n')}
+
+How the scenarios get a meaningful mix of answers: the account is moved to the \`enterprise\` plan
+(6000 API requests/min per key per endpoint, 1200 management requests/min per user per endpoint);
+the allowed-path and nonce scenarios rotate ${KEYS} API keys (all of one account) so almost all
+answers are 2xx; the 429 path uses one extra key, exhausted during the warm-up; \`/auth/me\` rotates
+the JWTs of ${USERS} members (invited, and accepted from 127.0.0.2… because an anonymous route allows
+30/min per client IP); nonce verify sends each nonce issued in the issue scenario exactly once.
+Login allows 30/min per client IP, so the login flood is almost all 429 — the figure shows what a
+flood costs, not how fast logins are.
+
+## Usage recording overhead (issue 4)
+
+API-key ping, allowed path, same build and data, \`USAGE_RECORDING=on\` (default) vs \`off\`
+(two server starts, same warm-up and runs). Target: less than 10% fewer req/s with recording on.
+
+| mode | req/s on | req/s off | drop | CPU µs/req on / off |
+|---|---|---|---|---|
+${overhead.join('\n')}
+
+## Password hashing
+
+argon2id verify (m=19 MiB, t=2, p=1, src/auth/passwords.ts): **${fmt(argon2Ms, 1)} ms** per verify
+(median of 10, measured in the load-generator process on core 1). A login at its limit (30/min per IP)
+costs the server about ${fmt((argon2Ms * 30) / 60, 1)} ms of CPU per second per client IP.
+
+## Where the time goes: CPU profile of the API-key allowed path
+
+${
+  profile
+    ? `V8 sampling profiler (same as \`node --cpu-prof\`, started/stopped by SIGWINCH through
+bench/cpu-profile-preload.js so only the 8 s load window is sampled), embedded mode, recording on,
+${fmt(profile.rps)} req/s under profiling (${profile.requests} requests). Self time, grouped by module; busy ${fmt(profile.summary.totalMs)} ms,
+idle ${fmt(profile.summary.idleMs)} ms. *Self*: time in the module's own code; *inclusive*: samples with the module
+anywhere on the synchronous stack (async continuations start a new stack, so Nest's inclusive share
+undercounts). The raw profile is left at \`${KEPT_PROFILE}\`; \`node bench/profile.js <file.cpuprofile>\`
+prints these tables for any profile.
+
+${markdown(profile.summary, { requests: profile.requests })}`
+    : '_Not profiled in this run._'
+}
+
+## Commands
+
+\`\`\`sh
+${commands.join('\n').replaceAll(tmpRoot, '$BENCH_TMP').replaceAll(L.ROOT + '/', '')}
+# load (in-process autocannon, equivalent to):
+${L.HAS_TASKSET ? 'taskset -c 1 ' : ''}npx autocannon -c 50 -d ${TIMING.duration} -H 'x-api-key: <key i>' http://127.0.0.1:<port>/api/v1/public/ping
+\`\`\`
+
+## Versions
+
+${versions()}
+`;
+}
+
+// ---------------------------------------------------------------- main
+
+/**
+ * `npm run build` into a private directory: the same two steps (prisma generate, then tsc with
+ * tsconfig.build.json, which is what `nest build` runs), but with --outDir in the temp dir, so a
+ * concurrent build in the checkout (which deletes dist/) cannot pull the app from under the run.
+ */
+function build() {
+  const app = path.join(tmpRoot, 'app');
+  L.log(`building into ${app}/dist (prisma generate + tsc -p tsconfig.build.json)`);
+  sh('npx', ['prisma', 'generate']);
+  sh(path.join(L.ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json', '--outDir', path.join(app, 'dist')]);
+  commands[commands.length - 1] = `npm run build   # here: ${commands[commands.length - 1].replace(L.ROOT + '/', '')}`;
+  fs.cpSync(path.join(L.ROOT, 'prisma'), path.join(app, 'prisma'), { recursive: true });
+  fs.symlinkSync(path.join(L.ROOT, 'node_modules'), path.join(app, 'node_modules'));
+  L.setAppDir(app);
+}
+
+let cleaningUp = false;
+async function main() {
+  const t0 = Date.now();
+  const watchdog = setTimeout(() => {
+    console.error(`bench: hard limit of ${HARD_LIMIT_MS / 60000} min reached, stopping`);
+    L.killAllNow();
+    process.exit(1);
+  }, HARD_LIMIT_MS);
+  watchdog.unref();
+  L.pinSelfToLoadCore();
+  build();
+  if (PROFILE_ONLY) {
+    const p = await runProfile();
+    console.log(`${Math.round(p.rps)} req/s while profiled\n${markdown(p.summary, { requests: p.requests })}`);
+    return;
+  }
+  await runBare('bare node:http (start)');
+  await runMode('embedded');
+  if (!QUICK) await runMode('pg');
+  await runBare('bare node:http (end)');
+  let profile;
+  let argon2Ms;
+  if (!QUICK) {
+    L.log('profiling the API-key allowed path');
+    profile = await runProfile();
+    argon2Ms = await argon2Cost();
+  }
+  const doc = report({ profile, argon2Ms, elapsedS: (Date.now() - t0) / 1000 });
+  if (QUICK) {
+    console.log(`\n${doc.split('\n## Usage')[0].split('\n').filter((l) => l.startsWith('|')).join('\n')}`);
+  } else {
+    fs.mkdirSync(path.join(L.ROOT, 'docs'), { recursive: true });
+    fs.writeFileSync(path.join(L.ROOT, 'docs', 'BENCHMARKS.md'), doc);
+    L.log(`wrote docs/BENCHMARKS.md (${fmt((Date.now() - t0) / 1000)} s)`);
+  }
+}
+
+const onSignal = (sig) => {
+  if (cleaningUp) return;
+  cleaningUp = true;
+  console.error(`bench: ${sig}, stopping servers`);
+  L.killAllNow();
+  Promise.race([MODES.pg.cleanup().catch(() => {}), L.sleep(5000)]).finally(() => process.exit(130));
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+process.on('exit', () => {
+  L.killAllNow();
+  fs.rmSync(tmpRoot, { recursive: true, force: true });
+});
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(`bench failed: ${err.stack || err}`);
+    L.killAllNow();
+    process.exit(1);
+  },
+);
