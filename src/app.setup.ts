@@ -13,6 +13,7 @@ import { UsageRecorder } from './usage/usage.recorder';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
 import { PINO } from './logging/logging.module';
+import { Lifecycle } from './health/lifecycle.service';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DEFAULT_MESSAGES } from './common/errors/error-codes';
 import { publishAuthToRouteConfig } from './auth/declared-routes';
@@ -81,6 +82,13 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   });
   publishAuthToRouteConfig(app);
   installCors(app, app.get<AppConfig>(APP_CONFIG).dashboardOrigins);
+  // Once draining, every answer closes its connection: keep-alive sockets that were busy when the
+  // stop began would otherwise hold server.close() open for the whole keep-alive timeout.
+  const lifecycle = app.get(Lifecycle);
+  fastify.addHook('onSend', (_req, reply, payload, done) => {
+    if (lifecycle.isDraining) reply.header('Connection', 'close');
+    done(null, payload);
+  });
   app.useLogger(app.get(Logger));
   const log = app.get<PinoLogger>(PINO);
   fastify.addHook('onResponse', (req, reply, done) => {

@@ -48,6 +48,16 @@ async function eventually(check: () => Promise<boolean>, attempts = 20): Promise
     expect(await eventually(async () => (await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`)).status === 401)).toBe(true);
   });
 
+  it('lets exactly one of many concurrent verifications of a nonce succeed, across instances', async () => {
+    const { key } = await account.createKey();
+    const issued = await a.http.post('/api/v1/widget/nonces').set('X-Api-Key', key).expect(201);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).http.post('/api/v1/nonces/verify').set('X-Api-Key', key).send({ nonce: issued.body.nonce })),
+    );
+    expect(answers.filter((r) => r.status === 200 && r.body.valid === true)).toHaveLength(1);
+    expect(answers.filter((r) => r.status === 200 && r.body.reason === 'already_used')).toHaveLength(19);
+  });
+
   it('applies a plan change on the other instance, and shares one counter', async () => {
     const other = await createAccount(a, 'free');
     const { key } = await other.createKey();

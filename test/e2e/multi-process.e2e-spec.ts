@@ -45,8 +45,13 @@ import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-
     expect(refused.every((a) => a.remaining === 0 && Number(a.retryAfter) >= 1 && a.body.error === 'rate_limit_exceeded')).toBe(true);
   });
 
-  it('stops cleanly on SIGTERM', async () => {
+  it('answers every request in flight when SIGTERM arrives, then stops cleanly', async () => {
+    const { key } = await (await createAccount(setup, 'enterprise')).createKey();
+    const inFlight = Array.from({ length: 100 }, (_, i) =>
+      fetch(`${instances[i % 2]!.url}/api/v1/public/ping`, { headers: { 'X-Api-Key': key } }).then((r) => r.status),
+    );
     const endings = await Promise.all(instances.map((i) => i.stop()));
+    expect(await Promise.all(inFlight)).toEqual(Array(100).fill(200));
     for (const ending of endings) expect(ending.code === 0 || ending.signal === 'SIGTERM').toBe(true);
     for (const instance of instances) expect(instance.log.join('\n')).not.toMatch(/ERROR/);
   });
