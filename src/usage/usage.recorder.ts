@@ -10,6 +10,8 @@ export interface UsageHit {
   readonly at: number;
 }
 
+export const USAGE_RETENTION_MS = 400 * 24 * 3600_000;
+
 interface Bucket {
   readonly accountId: string;
   readonly subjectKind: 'apiKey' | 'user';
@@ -31,6 +33,7 @@ export class UsageRecorder implements OnModuleInit {
   private readonly logger = new Logger(UsageRecorder.name);
   private pending = new Map<string, Bucket>();
   private timer?: NodeJS.Timeout;
+  private janitor?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -41,6 +44,8 @@ export class UsageRecorder implements OnModuleInit {
   onModuleInit(): void {
     this.timer = setInterval(() => void this.flush(), this.config.usageFlushIntervalMs);
     this.timer.unref();
+    this.janitor = setInterval(() => void this.purge().catch((err: Error) => this.logger.warn(`Usage purge failed: ${err.message}`)), 3600_000);
+    this.janitor.unref();
   }
 
   record({ principal, endpoint, status, at }: UsageHit): void {
@@ -77,9 +82,16 @@ export class UsageRecorder implements OnModuleInit {
     }
   }
 
+  /** Rows older than the longest analytics range (366 days) plus a margin are deleted hourly. */
+  async purge(now = Date.now()): Promise<number> {
+    const { count } = await this.prisma.usageCounter.deleteMany({ where: { minute: { lt: new Date(now - USAGE_RETENTION_MS) } } });
+    return count;
+  }
+
   /** The last flush, once no request can arrive any more (see Lifecycle). */
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.janitor);
     await this.flush();
   }
 }

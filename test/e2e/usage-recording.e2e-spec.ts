@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UsageRecorder } from '../../src/usage/usage.recorder';
+import { USAGE_RETENTION_MS, UsageRecorder } from '../../src/usage/usage.recorder';
 import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-app';
 
 const usageOf = async (t: TestApp, subjectId: string) =>
@@ -44,6 +44,27 @@ describe('usage recording', () => {
       await t.prisma.$executeRawUnsafe('ALTER TABLE "UsageCounterGone" RENAME TO "UsageCounter"');
       await recorder.flush();
       expect(await usageOf(t, id)).toBe(4);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});
+
+describe('usage retention', () => {
+  it('purges counts older than 400 days and keeps the rest', async () => {
+    const t = await startApp({ USAGE_FLUSH_INTERVAL_MS: '60000' });
+    try {
+      const account = await createAccount(t);
+      const { id } = await account.createKey();
+      const row = { accountId: account.id, subjectKind: 'apiKey', subjectId: id, endpoint: 'GET /api/v1/public/ping', status: 200, count: 1 };
+      await t.prisma.usageCounter.createMany({
+        data: [
+          { ...row, minute: new Date(Date.now() - USAGE_RETENTION_MS - 60_000) },
+          { ...row, minute: new Date(Date.now() - 60_000) },
+        ],
+      });
+      await t.app.get(UsageRecorder).purge();
+      expect(await usageOf(t, id)).toBe(1);
     } finally {
       await t.close();
     }
