@@ -1,6 +1,6 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { ROLES, Role } from '../principal';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { PlanDto } from '../../plans/dto/plan.dto';
+import { MemberDto } from '../../team/dto/team.dto';
 
 export class MeAccountDto {
   @ApiProperty({ description: 'Account id.', format: 'uuid' })
@@ -10,16 +10,8 @@ export class MeAccountDto {
   readonly name!: string;
 }
 
-export class MeDto {
-  @ApiProperty({ description: 'User id.', format: 'uuid' })
-  readonly id!: string;
-
-  @ApiProperty({ description: 'Email address (lower-cased).' })
-  readonly email!: string;
-
-  @ApiProperty({ description: 'Role in the account.', enum: ROLES })
-  readonly role!: Role;
-
+/** The caller as a member (id, email, role), with the account and its plan. */
+export class MeDto extends PickType(MemberDto, ['id', 'email', 'role'] as const) {
   @ApiProperty({ description: 'The account.', type: MeAccountDto })
   readonly account!: MeAccountDto;
 
