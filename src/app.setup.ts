@@ -28,9 +28,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
 function genReqId(req: IncomingMessage): string {
   const sent = req.headers['x-request-id'];
-  const id = typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
-  (req as IncomingMessage & { id: string }).id = id; // the same id in the log context (nestjs-pino)
-  return id;
+  return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
 }
 
 /** Answers the HTTP parser's refusals (oversized headers, garbage) with the documented body. */

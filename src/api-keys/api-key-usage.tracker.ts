@@ -27,9 +27,13 @@ export class ApiKeyUsageTracker implements OnModuleInit {
     const batch = this.pending;
     this.pending = new Map();
     try {
-      await this.prisma.$transaction(
-        [...batch].map(([id, at]) => this.prisma.apiKey.updateMany({ where: { id }, data: { lastUsedAt: new Date(at) } })),
-      );
+      // One statement for the whole batch, however many keys were used.
+      const ids = [...batch.keys()];
+      const ats = [...batch.values()].map((at) => new Date(at).toISOString());
+      await this.prisma.$executeRaw`
+        UPDATE "ApiKey" AS k SET "lastUsedAt" = (v.at::timestamptz AT TIME ZONE 'UTC')
+        FROM unnest(${ids}::text[], ${ats}::text[]) AS v(id, at)
+        WHERE k."id" = v.id::uuid AND (k."lastUsedAt" IS NULL OR k."lastUsedAt" < (v.at::timestamptz AT TIME ZONE 'UTC'))`;
     } catch (err) {
       for (const [id, at] of batch) if (!this.pending.has(id)) this.pending.set(id, at);
       this.logger.warn(`Could not record lastUsedAt for ${batch.size} keys; will retry: ${(err as Error).message}`);

@@ -4,6 +4,8 @@ import { ApiKeyUsageTracker } from '../api-keys/api-key-usage.tracker';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from '../usage/usage.recorder';
+import type { Logger as PinoLogger } from 'pino';
+import { PINO } from '../logging/logging.module';
 
 /**
  * The order of a graceful stop (SIGTERM, or app.close()), in one place. Nest runs
@@ -12,7 +14,7 @@ import { UsageRecorder } from '../usage/usage.recorder';
  * 1. not ready: /health/ready answers 503, for SHUTDOWN_DRAIN_MS, so load balancers stop sending;
  * 2. the server closes once in-flight requests are answered;
  * 3. the last usage counts and lastUsedAt are written;
- * 4. the database pool (or PGlite) closes.
+ * 4. the database pool (or PGlite) closes, and buffered log lines are written.
  */
 @Injectable()
 export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
@@ -24,6 +26,7 @@ export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
     private readonly usage: UsageRecorder,
     private readonly keyUsage: ApiKeyUsageTracker,
     private readonly prisma: PrismaService,
+    @Inject(PINO) private readonly log: PinoLogger,
   ) {}
 
   get isDraining(): boolean {
@@ -40,5 +43,6 @@ export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
     await this.usage.stop();
     await this.keyUsage.stop();
     await this.prisma.close();
+    await new Promise<void>((resolve) => this.log.flush(() => resolve()));
   }
 }

@@ -15,6 +15,8 @@ export function createLogger(config: AppConfig): Logger {
         censor: '[redacted]',
       },
     },
-    pino.destination({ dest: config.logFile ?? 1, sync: true, mkdir: true }),
+    // Asynchronous writes (flushed at shutdown, see Lifecycle): a write syscall per line would cost
+    // every request.
+    pino.destination({ dest: config.logFile ?? 1, sync: false, mkdir: true }),
   );
 }

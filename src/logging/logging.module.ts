@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
@@ -7,22 +6,22 @@ import { createLogger } from './logger';
 
 export const PINO = Symbol('PINO');
 
+/** One pino logger (PINO) behind Nest's Logger (nestjs-pino) and the request lines of app.setup.ts. */
 @Global()
 @Module({
   imports: [
     LoggerModule.forRootAsync({
       inject: [PINO],
-      providers: [{ provide: PINO, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createLogger(config) }],
       useFactory: (logger: Logger) => ({
-        pinoHttp: {
-          logger,
-          // Request lines come from app.setup.ts (route template, status, latency); here only context.
-          autoLogging: false,
-          quietReqLogger: true,
-          genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id: string }).id,
-        },
+        pinoHttp: { logger, autoLogging: false },
+        // No per-request middleware: its child logger, AsyncLocalStorage and middie cost ~18% of
+        // an API-key request (docs/BENCHMARKS.md). Request lines, with the request id, come from
+        // app.setup.ts; Nest's own log lines go straight to the root logger.
+        forRoutes: [],
       }),
     }),
   ],
+  providers: [{ provide: PINO, inject: [APP_CONFIG], useFactory: (config: AppConfig) => createLogger(config) }],
+  exports: [PINO],
 })
 export class LoggingModule {}

@@ -118,6 +118,7 @@ describe('API keys', () => {
       await t.app.get(ApiKeyUsageTracker).flush();
       const lastUsedAt = (await asOwner('get', `/api/v1/api-keys/${id}`)).body.lastUsedAt;
       expect(Date.parse(lastUsedAt)).toBeGreaterThanOrEqual(before - 1_000);
+      expect(Date.parse(lastUsedAt)).toBeLessThanOrEqual(Date.now() + 1_000);
     });
   });
 

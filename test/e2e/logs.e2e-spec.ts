@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { sign } from 'jsonwebtoken';
 import { generateApiKey } from '../../src/api-keys/api-key-secret';
+import type { Logger as PinoLogger } from 'pino';
+import { PINO } from '../../src/logging/logging.module';
 import { findSecrets } from '../utils/log-scan';
 import { createAccount, startApp, TEST_PASSWORD } from '../utils/test-app';
 
@@ -23,6 +25,7 @@ describe('logs', () => {
       const { key } = await account.createKey();
       await t.http.get('/api/v1/public/ping').set('X-Api-Key', key).set('X-Request-Id', 'log-test-1').expect(200);
       await t.http.post('/api/v1/auth/login').send({ email: account.owner.email, password: TEST_PASSWORD }).expect(200);
+      await new Promise<void>((resolve) => t.app.get<PinoLogger>(PINO).flush(() => resolve())); // writes are asynchronous
       const lines = readFileSync(t.config.logFile!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines).toContainEqual(expect.objectContaining({ reqId: 'log-test-1', route: 'GET /api/v1/public/ping', status: 200, ms: expect.any(Number), msg: 'request' }));
       expect(findSecrets(readFileSync(t.config.logFile!, 'utf8'))).toEqual([]);
