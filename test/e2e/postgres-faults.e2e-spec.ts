@@ -18,15 +18,30 @@ describe('when PostgreSQL stops', () => {
     key = (await account.createKey()).key;
     await t.http.get('/api/v1/public/ping').set('X-Api-Key', key).expect(200);
     await t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`).expect(200);
-    pg.stopImmediately();
   }, 120_000);
   afterAll(async () => {
     await t?.close();
-    pg?.destroy();
+    await pg?.destroy();
   });
 
   const login = (password: string) =>
     t.http.post('/api/v1/auth/login').send({ email: account.owner.email, password }).timeout({ response: DEADLINE_MS });
+
+  it('answers every request made while it stops: 200 or 503, never a 500, never a hang', async () => {
+    const get = () => t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`).timeout({ response: DEADLINE_MS });
+    let stopped = false;
+    const stopping = pg.stopImmediately().then(() => {
+      stopped = true;
+    });
+    const statuses: number[] = [];
+    const worker = async () => {
+      while (!stopped && statuses.length < 2000) statuses.push((await get()).status);
+    };
+    await Promise.all([stopping, ...Array.from({ length: 10 }, worker)]);
+    statuses.push((await get()).status);
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    expect(statuses.at(-1)).toBe(503);
+  });
 
   it('answers a fast 503 service_unavailable with the documented body and headers', async () => {
     const res = await t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`).timeout({ response: DEADLINE_MS });

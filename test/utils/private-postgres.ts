@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { tmpdir } from 'node:os';
@@ -44,24 +45,26 @@ export class PrivatePostgres {
     this.asPostgres('pg_ctl', ['-D', join(this.dir, 'data'), '-o', options, '-l', join(this.dir, 'log'), '-w', 'start']);
   }
 
-  /** As a crash would: no shutdown checkpoint, connections cut. */
-  stopImmediately(): void {
-    this.asPostgres('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+  /** As a crash would: no shutdown checkpoint, connections cut. Asynchronous, so requests stay in flight. */
+  async stopImmediately(): Promise<void> {
+    const [command, args] = this.asPostgresCommand('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+    await promisify(execFile)(command, args);
   }
 
-  destroy(): void {
-    try {
-      this.stopImmediately();
-    } catch {
-      // already stopped
-    }
+  async destroy(): Promise<void> {
+    await this.stopImmediately().catch(() => undefined); // already stopped
     rmSync(this.dir, { recursive: true, force: true });
   }
 
   private asPostgres(tool: string, args: string[]): void {
+    const [command, all] = this.asPostgresCommand(tool, args);
+    execFileSync(command, all, { stdio: 'ignore' });
+  }
+
+  /** initdb and pg_ctl refuse to run as root. */
+  private asPostgresCommand(tool: string, args: string[]): [string, string[]] {
     const command = join(BIN, tool);
-    if (userInfo().uid === 0) execFileSync('runuser', ['-u', 'postgres', '--', command, ...args], { stdio: 'ignore' });
-    else execFileSync(command, args, { stdio: 'ignore' });
+    return userInfo().uid === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
   }
 
   private static postgresUser(): { uid: number; gid: number } {
