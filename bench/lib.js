@@ -46,22 +46,29 @@ function freePort() {
 
 const children = new Set();
 let appDir = ROOT; // where dist/ lives; bench/run.js builds a private copy (see build() there)
+let logDir = os.tmpdir(); // servers' stdout/stderr files; bench/run.js uses its temp dir
+let started = 0;
 const setAppDir = (dir) => {
   appDir = dir;
+};
+const setLogDir = (dir) => {
+  logDir = dir;
 };
 
 /** Starts `node <args>` on core 0 (taskset) and remembers it so it is killed whatever happens. */
 function startNode(args, env) {
   const cmd = HAS_TASKSET ? 'taskset' : process.execPath;
   const argv = HAS_TASKSET ? ['-c', '0', process.execPath, ...args] : args;
-  const child = spawn(cmd, argv, { cwd: appDir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (chunk) => {
-    output = (output + chunk).slice(-8000);
+  // Output goes to a file, not a pipe: the app writes its log lines synchronously, and a pipe read
+  // by this process would put the load generator's core in the measurement.
+  const logFile = path.join(logDir, `server-${++started}.log`);
+  const fd = fs.openSync(logFile, 'a');
+  const child = spawn(cmd, argv, { cwd: appDir, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  child.output = () => {
+    const text = fs.readFileSync(logFile, 'utf8');
+    return text.slice(-8000);
   };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  child.output = () => output;
   child.command = `${HAS_TASKSET ? 'taskset -c 0 ' : ''}node ${args.join(' ')}`;
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -302,6 +309,7 @@ module.exports = {
   ROOT,
   appDir: () => appDir,
   setAppDir,
+  setLogDir,
   HOST,
   OWNER,
   HAS_TASKSET,
