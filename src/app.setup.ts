@@ -69,6 +69,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   app.setGlobalPrefix(API_PREFIX, { exclude: ['health', 'health/live', 'health/ready'] });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
+  const config = app.get<AppConfig>(APP_CONFIG);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeContentTypeParser('text/plain'); // bodies are JSON; anything else answers 415
   fastify.decorateRequest('user', null);
@@ -79,7 +80,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
     done();
   });
   publishAuthToRouteConfig(app);
-  installCors(app, app.get<AppConfig>(APP_CONFIG).dashboardOrigins);
+  installCors(app, config.dashboardOrigins);
   // Once draining, every answer closes its connection: keep-alive sockets that were busy when the
   // stop began would otherwise hold server.close() open for the whole keep-alive timeout.
   const lifecycle = app.get(Lifecycle);
@@ -93,7 +94,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
     log.info({ reqId: req.id, route: endpointOf(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     done();
   });
-  if (app.get<AppConfig>(APP_CONFIG).usageRecording) {
+  if (config.usageRecording) {
     const usage = app.get(UsageRecorder);
     fastify.addHook('onResponse', (req, reply, done) => {
       const principal = req.user ?? (req.authError instanceof AppError ? req.authError.attributedTo : undefined);

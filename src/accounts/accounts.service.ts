@@ -3,7 +3,7 @@ import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { Actor } from '../auth/current-principal.decorator';
 import type { Account, Plan } from '../generated/prisma/client';
-import { toPlanDto } from '../plans/plans.controller';
+import { toPlanDto } from '../plans/dto/plan.dto';
 import { PrismaService } from '../prisma/prisma.service';
 import { AppError } from '../common/errors/app-error';
 import { AccountDto, UpdateAccountDto } from './dto/account.dto';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
-import { toPlanDto } from '../plans/plans.controller';
+import { toPlanDto } from '../plans/dto/plan.dto';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from './challenges';
 import type { Actor } from './current-principal.decorator';

@@ -2,16 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { JwtAuth } from '../auth/auth.decorators';
 import { PrismaService } from '../prisma/prisma.service';
-import { PlanDto, PlanListDto } from './dto/plan.dto';
-
-export const PUBLIC_PLANS = ['free', 'pro', 'enterprise'] as const;
-
-export const toPlanDto = (p: PlanDto): PlanDto => ({
-  id: p.id,
-  name: p.name,
-  apiRequestsPerMinute: p.apiRequestsPerMinute,
-  managementRequestsPerMinute: p.managementRequestsPerMinute,
-});
+import { PlanListDto, PUBLIC_PLANS, toPlanDto } from './dto/plan.dto';
 
 @ApiTags('Plans')
 @Controller('plans')

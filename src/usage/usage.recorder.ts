@@ -69,7 +69,7 @@ export class UsageRecorder implements OnModuleInit {
     const batch = this.pending;
     this.pending = new Map();
     try {
-      // One INSERT of eight arrays, not createMany: with hundreds of buckets, Prisma's in-process
+      // One INSERT of seven arrays, not createMany: with hundreds of buckets, Prisma's in-process
       // query compiler over thousands of parameters cost the request path ~20% (docs/BENCHMARKS.md).
       const b = [...batch.values()];
       await this.prisma.$executeRaw`

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { IsOmittable } from '../../common/validation';
 import { PlanDto } from '../../plans/dto/plan.dto';
-import { PUBLIC_PLANS } from '../../plans/plans.controller';
+import { PUBLIC_PLANS } from '../../plans/dto/plan.dto';
 
 export class AccountDto {
   @ApiProperty({ description: 'Account id.', format: 'uuid' })

@@ -11,10 +11,6 @@ import {
 import { AppError } from './app-error';
 import { toAppError } from './app-exception.filter';
 
-// The filter's constructor dependency pulls in the generated Prisma client, whose `.js` imports the
-// unit project cannot resolve; toAppError does not use it.
-jest.mock('../../rate-limit/rate-limit.service', () => ({ RateLimitService: class RateLimitService {} }));
-
 describe('toAppError', () => {
   it('passes an AppError through untouched, details and challenge included', () => {
     const original = new AppError('invalid_api_key').withChallenge('Bearer error="invalid_token"');

@@ -1,5 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 
+/** The plans an account can be on (PUT /api/v1/account/plan) and GET /api/v1/plans lists. */
+export const PUBLIC_PLANS = ['free', 'pro', 'enterprise'] as const;
+
 export class PlanDto {
   @ApiProperty({ description: 'Plan id.', example: 'pro' })
   readonly id!: string;
@@ -18,3 +21,10 @@ export class PlanListDto {
   @ApiProperty({ description: 'Every plan, smallest first.', type: [PlanDto] })
   readonly data!: PlanDto[];
 }
+
+export const toPlanDto = (p: PlanDto): PlanDto => ({
+  id: p.id,
+  name: p.name,
+  apiRequestsPerMinute: p.apiRequestsPerMinute,
+  managementRequestsPerMinute: p.managementRequestsPerMinute,
+});
