@@ -75,6 +75,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   fastify.decorateRequest('user', null);
   fastify.decorateRequest('authError', null);
   fastify.decorateRequest('rateLimit', null);
+  fastify.decorateRequest('endpoint', null);
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
     done();
@@ -90,10 +91,18 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   });
   app.useLogger(app.get(Logger));
   const log = app.get<PinoLogger>(PINO);
-  fastify.addHook('onResponse', (req, reply, done) => {
-    log.info({ reqId: req.id, route: endpointOf(req), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
-    done();
-  });
+  if (config.logRequests !== 'none') {
+    // A line per answer cost ~15% of an API-key request (docs/BENCHMARKS.md), so by default only
+    // refusals and failures get one; 429s are left to analytics, or a flood would pay per line.
+    const all = config.logRequests === 'all';
+    fastify.addHook('onResponse', (req, reply, done) => {
+      const status = reply.statusCode;
+      if (all || (status >= 400 && status !== 429)) {
+        log.info({ reqId: req.id, route: endpointOf(req), status, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+      }
+      done();
+    });
+  }
   if (config.usageRecording) {
     const usage = app.get(UsageRecorder);
     fastify.addHook('onResponse', (req, reply, done) => {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import type { ApiKeyPrincipal, ApiKeyScope } from '../auth/principal';
 import { CacheInvalidation } from '../cache/invalidation.service';
+import { CACHE_REFRESH_MS, ReadThroughCache } from '../cache/read-through-cache';
 import { AppError } from '../common/errors/app-error';
 import { PrismaService } from '../prisma/prisma.service';
-import { hashApiKey, isWellFormedApiKey } from './api-key-secret';
+import { hashApiKey, hasApiKeyShape, isWellFormedApiKey } from './api-key-secret';
 import { ApiKeyUsageTracker } from './api-key-usage.tracker';
 
 interface CachedKey {
@@ -21,28 +21,34 @@ const ABSENT = 0 as const;
 /**
  * Resolves an `X-Api-Key` to its principal. Once warm this costs no database round trip: entries
  * (and misses) are cached by hash; revoke, rotate and patch invalidate them at once on
- * every instance (the `apiKeyHash` topic), and the TTL bounds the lag should a message be lost.
+ * every instance (the `apiKeyHash` topic); the refresh (ReadThroughCache) bounds the lag should a message be lost.
  */
 @Injectable()
 export class ApiKeyAuthService {
-  private readonly cache = new LRUCache<string, CachedKey | typeof ABSENT>({ max: 100_000, ttl: 30_000 });
+  private readonly keys: ReadThroughCache<CachedKey | typeof ABSENT>;
 
   constructor(
     private readonly prisma: PrismaService,
     private readonly usage: ApiKeyUsageTracker,
     invalidation: CacheInvalidation,
   ) {
-    invalidation.on('apiKeyHash', (hash) => this.cache.delete(hash));
+    this.keys = new ReadThroughCache({ max: 100_000, refreshMs: CACHE_REFRESH_MS, load: (hash) => this.load(hash) });
+    invalidation.on('apiKeyHash', (hash) => this.keys.invalidate(hash));
   }
 
-  async authenticate(key: string): Promise<ApiKeyPrincipal> {
-    if (!isWellFormedApiKey(key)) throw new AppError('invalid_api_key');
+  /** Synchronous once the key is cached (the warm path); a promise when it must be loaded. */
+  authenticate(key: string): ApiKeyPrincipal | Promise<ApiKeyPrincipal> {
+    // The shape is checked before hashing (a long header costs nothing); the checksum only before
+    // a storage look-up, so a cached key skips it and a typo never reaches the database.
+    if (!hasApiKeyShape(key)) throw new AppError('invalid_api_key');
     const hash = hashApiKey(key);
-    let entry = this.cache.get(hash);
-    if (entry === undefined) {
-      entry = await this.load(hash);
-      this.cache.set(hash, entry);
-    }
+    const entry = this.keys.cached(hash);
+    if (entry !== undefined) return this.verdict(entry);
+    if (!isWellFormedApiKey(key)) throw new AppError('invalid_api_key');
+    return this.keys.load(hash).then((loaded) => this.verdict(loaded));
+  }
+
+  private verdict(entry: CachedKey | typeof ABSENT): ApiKeyPrincipal {
     const now = Date.now();
     if (entry === ABSENT) throw new AppError('invalid_api_key');
     if (entry.revoked || (entry.expiresAt !== null && entry.expiresAt <= now) || (entry.graceEndsAt !== null && entry.graceEndsAt <= now)) {

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /**
@@ -31,9 +31,14 @@ export function generateApiKey(): string {
   return body + checksum(body);
 }
 
+/** True when `key` has the shape of a key this service issues (cheap: checked before hashing). */
+export function hasApiKeyShape(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
 /** True when `key` has the shape and checksum of a key this service issued. */
 export function isWellFormedApiKey(key: string): boolean {
-  if (!KEY_PATTERN.test(key)) return false;
+  if (!hasApiKeyShape(key)) return false;
   const body = key.slice(0, KEY_PREFIX.length + RANDOM_LENGTH);
   return key.slice(body.length) === checksum(body);
 }
@@ -44,5 +49,5 @@ export function visiblePrefix(key: string): string {
 
 /** Keys carry ~190 bits of entropy, so a fast unsalted hash is enough to make a leaked table useless. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }

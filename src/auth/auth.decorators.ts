@@ -1,7 +1,8 @@
-import { applyDecorators, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
+import { perRoute } from '../common/per-route';
 import { ApiKeyScope, Role, ROLES } from './principal';
 
 export type AuthRequirement =
@@ -55,9 +56,10 @@ export const JwtAuth = (...roles: Role[]) =>
     ...COMMON_ERRORS,
   );
 
-export function requirementOf(reflector: Reflector, context: ExecutionContext): AuthRequirement {
-  return (
-    reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [context.getHandler(), context.getClass()]) ??
-    UNDECLARED
-  );
-}
+const reflector = new Reflector();
+
+/** The route's requirement: the handler's declaration, else its controller's, else UNDECLARED. */
+export const requirementOf = perRoute(
+  (handler, controller): AuthRequirement =>
+    reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [handler as () => void, controller as () => void]) ?? UNDECLARED,
+);

@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
-import { PassportModule } from '@nestjs/passport';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AuthenticationGuard } from './guards/authentication.guard';
 import { AuthorizationGuard } from './guards/authorization.guard';
-import { ApiKeyAuthGuard, JwtAuthGuard } from './guards/passport.guards';
 import { LoginLockout } from './login-lockout';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
@@ -13,7 +11,7 @@ import { TokenService } from './token.service';
 import { UserPrincipalService } from './user-principal.service';
 
 @Module({
-  imports: [PassportModule, ApiKeysModule],
+  imports: [ApiKeysModule],
   controllers: [AuthController],
   providers: [
     AuthService,
@@ -22,11 +20,9 @@ import { UserPrincipalService } from './user-principal.service';
     UserPrincipalService,
     ApiKeyStrategy,
     JwtStrategy,
-    ApiKeyAuthGuard,
-    JwtAuthGuard,
     AuthenticationGuard,
     AuthorizationGuard,
   ],
-  exports: [AuthenticationGuard, AuthorizationGuard, TokenService, UserPrincipalService, ApiKeyAuthGuard, JwtAuthGuard],
+  exports: [AuthenticationGuard, AuthorizationGuard, TokenService, UserPrincipalService],
 })
 export class AuthModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { CacheInvalidation } from '../cache/invalidation.service';
+import { CACHE_REFRESH_MS, ReadThroughCache } from '../cache/read-through-cache';
 import { PrismaService } from '../prisma/prisma.service';
 import type { Role, UserPrincipal } from './principal';
 
@@ -15,26 +15,25 @@ export interface CachedUser {
  */
 @Injectable()
 export class UserPrincipalService {
-  private readonly cache = new LRUCache<string, CachedUser | typeof ABSENT>({ max: 50_000, ttl: 30_000 });
+  private readonly users: ReadThroughCache<CachedUser | typeof ABSENT>;
 
   constructor(
     private readonly prisma: PrismaService,
     invalidation: CacheInvalidation,
   ) {
-    invalidation.on('user', (id) => this.cache.delete(id));
+    this.users = new ReadThroughCache({ max: 50_000, refreshMs: CACHE_REFRESH_MS, load: (id) => this.load(id) });
+    invalidation.on('user', (id) => this.users.invalidate(id));
   }
 
   async find(userId: string): Promise<CachedUser | null> {
-    let entry = this.cache.get(userId);
-    if (entry === undefined) {
-      const row = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, email: true, accountId: true, role: true, tokenVersion: true } });
-      entry =
-        row === null
-          ? ABSENT
-          : { principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role }, tokenVersion: row.tokenVersion };
-      this.cache.set(userId, entry);
-    }
+    const entry = await this.users.get(userId);
     return entry === ABSENT ? null : entry;
+  }
+
+  private async load(userId: string): Promise<CachedUser | typeof ABSENT> {
+    const row = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, email: true, accountId: true, role: true, tokenVersion: true } });
+    if (row === null) return ABSENT;
+    return { principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role }, tokenVersion: row.tokenVersion };
   }
 }
 

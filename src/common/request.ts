@@ -10,6 +10,8 @@ declare module 'fastify' {
     authError: Error | null;
     /** The limiter's verdict for this request, written as headers on every response. */
     rateLimit: RateLimitState | null;
+    /** `endpointOf` memo. */
+    endpoint: string | null;
   }
 }
 
@@ -18,5 +20,7 @@ export type Reply = FastifyReply;
 
 /** "Endpoint" of PRODUCT.md §5: method + route template, never the raw URL. */
 export function endpointOf(req: FastifyRequest): string {
-  return `${req.method} ${req.routeOptions.url ?? '(unmatched)'}`;
+  // Memoised: the limiter, the request log line and usage recording all ask, and Fastify builds a
+  // new routeOptions object on every read.
+  return (req.endpoint ??= `${req.method} ${req.routeOptions.url ?? '(unmatched)'}`);
 }

@@ -48,6 +48,9 @@ class EnvironmentVariables {
   @IsOptional() @IsString() @MinLength(1)
   LOG_FILE?: string;
 
+  @IsIn(['all', 'errors', 'none'])
+  LOG_REQUESTS: string = 'errors';
+
   @IsOptional() @Matches(/^(true|\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/, { message: 'TRUST_PROXY must be true, a hop count, or a comma-separated list of proxy addresses/CIDRs' })
   TRUST_PROXY?: string;
 
@@ -90,6 +93,11 @@ export interface AppConfig {
   readonly logLevel: string;
   /** Unset: JSON lines on stdout. */
   readonly logFile?: string;
+  /**
+   * Which requests get a log line: `errors` (default) every 4xx and 5xx answer but 429, `all` every
+   * answer, `none` none. Analytics counts every request either way (docs/DECISIONS.md, "Logging").
+   */
+  readonly logRequests: 'all' | 'errors' | 'none';
   /** After SIGTERM, how long /health/ready answers 503 before the server stops accepting. */
   readonly shutdownDrainMs: number;
   /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client IP. Unset: nobody's. */
@@ -153,6 +161,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     logLevel: env.LOG_LEVEL,
     logFile: env.LOG_FILE,
+    logRequests: env.LOG_REQUESTS as AppConfig['logRequests'],
     trustProxy: env.TRUST_PROXY === undefined ? false : env.TRUST_PROXY === 'true' ? true : /^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY,
     dashboardOrigins: [...new Set(dashboardOrigins.map((o) => normalizeOrigin(o)!))],
     limits: { anonymousPerMinute: 30, loginFailuresPerEmail: 10, loginFailureWindowSeconds: 15 * 60 },

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { CacheInvalidation } from '../cache/invalidation.service';
+import { CACHE_REFRESH_MS, ReadThroughCache } from '../cache/read-through-cache';
 import { PrismaService } from '../prisma/prisma.service';
 
 /** What the request path needs of an account: its plan's rate limits and its nonce lifetime. */
@@ -13,30 +13,36 @@ export interface PlanLimits {
 
 /**
  * The plan limits (and nonce lifetime) of each account, read on every request from a small cache.
- * A plan or settings change invalidates the `account` topic on every instance; the TTL bounds staleness should a message be lost.
+ * A plan or settings change invalidates the `account` topic on every instance; the refresh bounds staleness should a message be lost.
  */
 @Injectable()
 export class PlanLimitsService {
-  private readonly cache = new LRUCache<string, PlanLimits>({ max: 50_000, ttl: 30_000 });
+  private readonly limits: ReadThroughCache<PlanLimits>;
 
   constructor(
     private readonly prisma: PrismaService,
     invalidation: CacheInvalidation,
   ) {
-    invalidation.on('account', (id) => this.cache.delete(id));
+    this.limits = new ReadThroughCache({ max: 50_000, refreshMs: CACHE_REFRESH_MS, load: (accountId) => this.load(accountId) });
+    invalidation.on('account', (id) => this.limits.invalidate(id));
+  }
+
+  /** The cached limits, if any: lets the request path stay synchronous once warm. */
+  cached(accountId: string): PlanLimits | undefined {
+    return this.limits.cached(accountId);
   }
 
   async limitsFor(accountId: string): Promise<PlanLimits> {
-    const cached = this.cache.get(accountId);
-    if (cached !== undefined) return cached;
+    return this.limits.get(accountId);
+  }
+
+  private async load(accountId: string): Promise<PlanLimits> {
     const account = await this.prisma.account.findUniqueOrThrow({ where: { id: accountId }, include: { plan: true } });
-    const limits: PlanLimits = {
+    return {
       planId: account.plan.id,
       apiRequestsPerMinute: account.plan.apiRequestsPerMinute,
       managementRequestsPerMinute: account.plan.managementRequestsPerMinute,
       nonceTtlSeconds: account.nonceTtlSeconds,
     };
-    this.cache.set(accountId, limits);
-    return limits;
   }
 }

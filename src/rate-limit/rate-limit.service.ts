@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage } from '@nestjs/throttler';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { endpointOf, Request } from '../common/request';
-import { PlanLimitsService } from '../plans/plan-limits.service';
+import { PlanLimits, PlanLimitsService } from '../plans/plan-limits.service';
 import type { CounterStorage, WindowPeek } from './counter-storage';
 import { RateLimitState, toRateLimitState } from './rate-limit-state';
 
@@ -31,11 +31,13 @@ export class RateLimitService {
     return `${tracker}|${endpointOf(req)}`;
   }
 
-  async limitOf(req: Request): Promise<number> {
+  /** The request's allowance per minute; synchronous when the account's plan is cached (the warm path). */
+  limitOf(req: Request): number | Promise<number> {
     const p = req.user;
     if (p === null || p === undefined) return this.config.limits.anonymousPerMinute;
-    const limits = await this.plans.limitsFor(p.accountId);
-    return p.kind === 'apiKey' ? limits.apiRequestsPerMinute : limits.managementRequestsPerMinute;
+    const pick = (limits: PlanLimits) => (p.kind === 'apiKey' ? limits.apiRequestsPerMinute : limits.managementRequestsPerMinute);
+    const cached = this.plans.cached(p.accountId);
+    return cached !== undefined ? pick(cached) : this.plans.limitsFor(p.accountId).then(pick);
   }
 
   async hit(key: string, limit: number, windowMs = WINDOW_MS): Promise<RateLimitState> {

@@ -31,7 +31,7 @@ export class AppProcess {
   static async start(env: NodeJS.ProcessEnv): Promise<AppProcess> {
     buildOnce();
     const port = await freePort();
-    const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...process.env, LOG_REQUESTS: 'all', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     const app = new AppProcess(port, child);
     for (let i = 0; i < 200; i++) {
       if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${app.log.join('\n')}`);

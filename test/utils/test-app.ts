@@ -34,6 +34,7 @@ export async function startApp(env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
     REDIS_URL: process.env.E2E_REDIS_URL,
     REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
     LOG_FILE: logFileFor(`jest-${process.pid}`),
+    LOG_REQUESTS: 'all', // every request's line reaches the secret scan
     ...env,
   });
   const app = await createApp(config);

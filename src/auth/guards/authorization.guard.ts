@@ -1,5 +1,4 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { AppError } from '../../common/errors/app-error';
 import type { Request } from '../../common/request';
 import { keyAllowsOrigin } from '../../cors/origins';
@@ -8,12 +7,10 @@ import { requirementOf } from '../auth.decorators';
 /** Last of the three app-wide guards: the authentication verdict, then role (JWT) or scope (API key). */
 @Injectable()
 export class AuthorizationGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
-
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request>();
     if (req.authError) throw req.authError;
-    const requirement = requirementOf(this.reflector, context);
+    const requirement = requirementOf(context);
     const principal = req.user;
     switch (requirement.method) {
       case 'none':

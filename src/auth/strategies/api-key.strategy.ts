@@ -16,7 +16,7 @@ export class ApiKeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy, 'api-
     super({ header: 'X-Api-Key', prefix: '' }, false);
   }
 
-  validate(key: string): Promise<ApiKeyPrincipal> {
+  validate(key: string): ApiKeyPrincipal | Promise<ApiKeyPrincipal> {
     return this.apiKeys.authenticate(key);
   }
 }

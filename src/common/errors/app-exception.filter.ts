@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { Reply, Request } from '../request';
+import { endpointOf, Reply, Request } from '../request';
 import { RateLimitService } from '../../rate-limit/rate-limit.service';
 import { writeRateLimitHeaders } from '../../rate-limit/rate-limit-state';
 import { isDatabaseUnavailable } from '../../prisma/database-errors';
@@ -56,9 +56,9 @@ export class AppExceptionFilter implements ExceptionFilter {
     const reply = host.switchToHttp().getResponse<Reply>();
     let error = toAppError(exception);
     if (error.code === 'service_unavailable') {
-      this.logger.warn(`${req.method} ${req.routeOptions.url ?? '(unmatched)'} answered 503: the database is unreachable [${req.id}]`);
+      this.logger.warn(`${endpointOf(req)} answered 503: the database is unreachable [${req.id}]`);
     } else if (error.status >= 500) {
-      this.logger.error(`${req.method} ${req.routeOptions.url ?? '(unmatched)'} failed [${req.id}]`, (exception as Error)?.stack);
+      this.logger.error(`${endpointOf(req)} failed [${req.id}]`, (exception as Error)?.stack);
     }
     if (req.rateLimit === null && req.url.startsWith('/api/')) {
       try {
