@@ -80,7 +80,7 @@ async function waitHttp(child, port, urlPath, timeoutMs = 90_000) {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${child.output()}`);
     const res = await request('GET', port, urlPath).catch(() => null);
-    if (res && res.status === 200) return;
+    if (res && (res.status === 200 || (res.status === 403 && urlPath.includes('/ping')))) return;
     await sleep(250);
   }
   throw new Error(`server not ready on ${port}${urlPath} after ${timeoutMs} ms:\n${child.output()}`);
@@ -117,6 +117,14 @@ async function startBare() {
   const port = await freePort();
   const child = startNode([path.join(__dirname, 'bare-server.js'), String(port)], {});
   await waitHttp(child, port, '/');
+  return { child, port, pid: child.pid };
+}
+
+/** The stack's floor (bench/floor-server.js): NestJS + Fastify, `route` or `guard`. */
+async function startFloor(mode) {
+  const port = await freePort();
+  const child = startNode([path.join(__dirname, 'floor-server.js'), String(port), mode], {});
+  await waitHttp(child, port, '/api/v1/public/ping', 30_000); // `guard` answers 403 without a key: ready too
   return { child, port, pid: child.pid };
 }
 
@@ -218,6 +226,30 @@ async function pool(n, width, fn) {
 }
 
 /**
+ * Sends `method path body` as fast as `perIp` sequential workers per source address allow, from
+ * each of `ips` (loopback addresses: the anonymous limits are per client IP), until `stop()`,
+ * which resolves to the status counts.
+ */
+function flood(port, { method, path: urlPath, body, ips, perIp }) {
+  const codes = {};
+  let running = true;
+  const worker = async (localAddress) => {
+    while (running) {
+      const res = await request(method, port, urlPath, { body, localAddress }).catch(() => ({ status: 'error' }));
+      codes[res.status] = (codes[res.status] || 0) + 1;
+    }
+  };
+  const done = Promise.all(ips.flatMap((ip) => Array.from({ length: perIp }, () => worker(ip))));
+  return {
+    async stop() {
+      running = false;
+      await done;
+      return codes;
+    },
+  };
+}
+
+/**
  * Owner JWT, enterprise plan, `keyCount` API keys (all scopes; 6000 req/min each per endpoint),
  * one extra key for the 429 path, and `userCount` members with their JWTs. Invitations are
  * accepted from 127.0.0.2, 127.0.0.3, ... since an anonymous route allows 30/min per client IP.
@@ -293,6 +325,7 @@ async function measure(pid, makeOpts, { warmup, duration, runs, quietWaitS = 15 
     rps: median(samples.map((s) => s.rps)),
     p50: median(samples.map((s) => s.p50)),
     p99: median(samples.map((s) => s.p99)),
+    p99Runs: samples.map((s) => s.p99),
     cpuUsPerReq: median(samples.map((s) => s.cpuUsPerReq)),
     cpuShare: median(samples.map((s) => s.cpuShare)),
     rpsRuns: samples.map((s) => Math.round(s.rps)),
@@ -319,6 +352,8 @@ module.exports = {
   pinSelfToLoadCore,
   startApp,
   startBare,
+  startFloor,
+  flood,
   startNode,
   stop,
   killAllNow,

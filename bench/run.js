@@ -19,6 +19,12 @@ const TIMING = QUICK ? { warmup: 2, duration: 3, runs: 3 } : { warmup: 5, durati
 if (process.env.BENCH_WARMUP) TIMING.warmup = Number(process.env.BENCH_WARMUP);
 if (process.env.BENCH_DURATION) TIMING.duration = Number(process.env.BENCH_DURATION);
 TIMING.quietWaitS = process.env.BENCH_QUIET_WAIT ? Number(process.env.BENCH_QUIET_WAIT) : 10;
+const SOAK_MINUTES = (() => {
+  const i = process.argv.indexOf('--soak-minutes');
+  return i > 0 ? Number(process.argv[i + 1]) : QUICK ? 0 : 10;
+})();
+const AB_PAIRS = QUICK ? 2 : 5;
+const LOGIN_FLOOD_IPS = Array.from({ length: 8 }, (_, i) => `127.0.1.${i + 1}`);
 const KEYS = QUICK ? 100 : 400; // x 6000 req/min each: the allowed path stays allowed
 const USERS = QUICK ? 0 : 150; // x 1200 req/min each for GET /auth/me
 const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -26,7 +32,7 @@ const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
 const DB_NAME = `gatehouse_bench_${process.pid}`;
 const REDIS_PREFIX = `gatehouse-bench-${process.pid}:`;
 const KEPT_PROFILE = path.join(os.tmpdir(), 'gatehouse-bench-ping.cpuprofile'); // left for a closer look
-const HARD_LIMIT_MS = 25 * 60_000;
+const HARD_LIMIT_MS = (30 + SOAK_MINUTES) * 60_000;
 const started = new Date();
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-'));
 const results = []; // { scenario, mode, ...measure() }
@@ -166,6 +172,7 @@ async function runMode(modeName) {
         url: url(app.port),
         requests: [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(L.OWNER) }],
       }));
+      await pingDuringLoginFlood(modeName, app, acct);
     }
     await L.stop(app.child);
     await recordingAB(modeName, env, acct);
@@ -173,6 +180,30 @@ async function runMode(modeName) {
     L.killAllNow(); // only still running when a scenario failed
     await L.sleep(200);
     await mode.cleanup().catch((e) => L.log(`cleanup of ${modeName} failed: ${e.message}`));
+  }
+}
+
+/**
+ * Issue 6: API-key requests while logins run at their limit. ${LOGIN_FLOOD_IPS.length} client IPs send right-password
+ * logins as fast as they are answered (2 at a time each); each IP's first 30 in a minute run
+ * argon2id, the rest answer 429. The flood starts with the first measured run (no warm-up), so
+ * that run holds the burst of argon2 work a fresh window allows; the row's p99 is the worst run's.
+ */
+async function pingDuringLoginFlood(modeName, app, acct) {
+  await L.waitQuiet(app.pid, TIMING.quietWaitS);
+  const flood = L.flood(app.port, { method: 'POST', path: '/api/v1/auth/login', body: L.OWNER, ips: LOGIN_FLOOD_IPS, perIp: 2 });
+  let r;
+  try {
+    L.log(`${modeName}: API-key ping during a login flood`);
+    r = await L.measure(app.pid, pingAllowed(app, acct.keys), { ...TIMING, warmup: 0, quietWaitS: 0 });
+  } finally {
+    const codes = await flood.stop();
+    if (r) {
+      r.p99 = Math.max(...r.p99Runs);
+      r.note = `p99 per run ${r.p99Runs.join(' / ')} ms; logins meanwhile: ${shares(codes)}`;
+      results.push({ scenario: `API-key ping during a login flood (${LOGIN_FLOOD_IPS.length} client IPs)`, mode: modeName, ...r });
+      L.log(`  ${Math.round(r.rps)} req/s, p99 worst run ${r.p99} ms, ${r.note}`);
+    }
   }
 }
 
@@ -191,7 +222,7 @@ async function recordingAB(modeName, env, acct) {
   L.log(`${modeName}: usage recording on vs off, alternating`);
   await L.waitQuiet(on.pid, TIMING.quietWaitS);
   for (const side of Object.values(sides)) await L.cannon({ ...pingAllowed(side.app, side.keys)(), duration: TIMING.warmup });
-  const order = ['on', 'off', 'off', 'on', 'on', 'off', 'off', 'on'].slice(0, 2 * TIMING.runs);
+  const order = Array.from({ length: AB_PAIRS }, (_, i) => (i % 2 ? ['off', 'on'] : ['on', 'off'])).flat();
   for (const name of order) {
     const side = sides[name];
     side.runs.push(await L.measure(side.app.pid, pingAllowed(side.app, side.keys), { warmup: 0, duration: TIMING.duration, runs: 1, quietWaitS: 0 }));
@@ -215,6 +246,46 @@ async function recordingAB(modeName, env, acct) {
     L.log(`  ${name}: ${Math.round(r.rps)} req/s [${r.rpsRuns.join(' ')}], p99 ${r.p99} ms, ${r.cpuUsPerReq.toFixed(0)} µs CPU/req, other load ${r.other.toFixed(2)}`);
   }
   await Promise.all([L.stop(on.child), L.stop(off.child)]);
+}
+
+/** NestJS + Fastify alone, and with issue 6's minimal key guard: what the stack costs before our code. */
+async function runFloors() {
+  const keys = Array.from({ length: KEYS }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
+  for (const [mode, label] of [
+    ['route', 'NestJS + Fastify route (stack floor)'],
+    ['guard', 'NestJS + Fastify + minimal key guard (stack floor)'],
+  ]) {
+    const floor = await L.startFloor(mode);
+    commands.push(floor.child.command);
+    await scenario(label, 'reference', floor, () => ({
+      url: url(floor.port),
+      requests: rotate(keys, (k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })),
+    }));
+    await L.stop(floor.child);
+  }
+}
+
+/**
+ * Issue 6's soak: API-key ping at full load for SOAK_MINUTES on the embedded default, in 30 s
+ * slices; RSS and req/s after each. Growth is measured from the end of minute 1 (warm) to the end.
+ */
+async function runSoak() {
+  const env = await MODES.embedded.prepare();
+  const app = await L.startApp(appEnv({ ...env }));
+  const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 });
+  L.log(`soak: ${SOAK_MINUTES} min of API-key ping`);
+  const samples = [];
+  const t0 = Date.now();
+  const opts = pingAllowed(app, acct.keys)();
+  while (Date.now() - t0 < SOAK_MINUTES * 60_000) {
+    const r = await L.cannon({ ...opts, duration: 30 });
+    samples.push({ atS: Math.round((Date.now() - t0) / 1000), rps: r.requests.total / r.duration, rss: L.rssMiB(app.pid), codes: r.statusCodeStats });
+  }
+  await L.stop(app.child);
+  const warm = samples.find((x) => x.atS >= 60) || samples[0];
+  const last = samples[samples.length - 1];
+  L.log(`  RSS ${fmt(warm.rss)} MiB at ${warm.atS} s -> ${fmt(last.rss)} MiB at ${last.atS} s`);
+  return { samples, warm, last, growth: last.rss / warm.rss - 1, requests: samples.reduce((a, x) => a + x.rps * 30, 0) };
 }
 
 async function runBare(label) {
@@ -299,8 +370,44 @@ function shares(codes) {
     .join(', ');
 }
 
-function report({ profile, argon2Ms, elapsedS }) {
-  const bares = results.filter((r) => r.mode === 'reference');
+function targets(bare, soak) {
+  const find = (mode, prefix) => results.find((r) => r.mode === mode && r.scenario.startsWith(prefix));
+  const ratio = (r) => (r ? r.rps / bare : NaN);
+  const verdict = (ok) => (ok === undefined ? '–' : ok ? 'met' : '**not met**');
+  const rows = [];
+  const allowed = { embedded: find('embedded', 'API-key ping, allowed'), pg: find('pg', 'API-key ping, allowed') };
+  if (allowed.pg) rows.push(['API-key request, PostgreSQL + Redis: >= 0.40 × bare, p99 <= 10 ms', `${fmt(ratio(allowed.pg), 2)} ×, p99 ${fmt(allowed.pg.p99)} ms`, verdict(ratio(allowed.pg) >= 0.4 && allowed.pg.p99 <= 10)]);
+  if (allowed.embedded) rows.push(['API-key request, embedded: >= 0.55 × bare', `${fmt(ratio(allowed.embedded), 2)} ×`, verdict(ratio(allowed.embedded) >= 0.55)]);
+  for (const mode of Object.keys(MODES)) {
+    const over = find(mode, 'API-key ping, 429');
+    if (over && allowed[mode]) rows.push([`429 costs no more than an allowed request (${mode}, CPU µs/request)`, `${fmt(over.cpuUsPerReq)} vs ${fmt(allowed[mode].cpuUsPerReq)}`, verdict(over.cpuUsPerReq <= allowed[mode].cpuUsPerReq * 1.05)]);
+  }
+  for (const mode of Object.keys(MODES)) {
+    const flood = find(mode, 'API-key ping during a login flood');
+    if (flood) rows.push([`Login flood: API-key p99 <= 20 ms (${mode}, worst run)`, `${fmt(flood.p99)} ms`, verdict(flood.p99 <= 20)]);
+  }
+  if (soak) rows.push([`Soak (${SOAK_MINUTES} min, embedded): RSS growth < 10%`, `${fmt(soak.warm.rss)} → ${fmt(soak.last.rss)} MiB (${fmt(soak.growth * 100, 1)}%)`, verdict(soak.growth < 0.1)]);
+  const floors = results.filter((r) => r.scenario.includes('(stack floor)'));
+  return `| target | measured | |
+|---|---|---|
+${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
+${floors.map((r) => `| _context: ${r.scenario.replace(' (stack floor)', '')}_ | ${fmt(ratio(r), 2)} × | the stack's floor |`).join('\n')}`;
+}
+
+function soakSection(soak) {
+  if (!soak) return '_No soak in this run (`--soak-minutes N`; the full run soaks 10 minutes)._';
+  return `API-key ping at full load (50 connections, ${KEYS} keys, recording on) on the embedded default for ${SOAK_MINUTES} minutes, in
+30 s slices (${fmt(soak.requests / 1e6, 2)} M requests). RSS after minute 1: ${fmt(soak.warm.rss)} MiB; at the end: ${fmt(soak.last.rss)} MiB
+(**${fmt(soak.growth * 100, 1)}%**). The limiter keeps one counter per key and endpoint (no per-hit data); the API-key cache one
+entry per key.
+
+| after s | req/s | RSS MiB |
+|---|---|---|
+${soak.samples.map((x) => `| ${x.atS} | ${fmt(x.rps)} | ${fmt(x.rss)} |`).join('\n')}`;
+}
+
+function report({ profile, argon2Ms, soak, elapsedS }) {
+  const bares = results.filter((r) => r.scenario.startsWith('bare node:http'));
   const bare = L.median(bares.map((r) => r.rps));
   const row = (r) =>
     `| ${r.scenario} | ${r.mode} | ${fmt(r.rps)} | ${fmt(r.rps / bare, 2)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpuUsPerReq, 0)} | ${fmt(r.cpuShare * 100)}% | ${fmt(r.rss)} | ${shares(r.codes)}${r.errors ? `, ${r.errors} errors` : ''}${r.note ? `; ${r.note}` : ''} | ${r.rpsRuns.join(' / ')} | ${fmt(r.other, 2)}${r.quietWaitS ? ` (waited ${r.quietWaitS} s)` : ''} |`;
@@ -328,6 +435,15 @@ The bare \`node:http\` reference (bench/bare-server.js: small JSON + 3 headers) 
 connections over 127.0.0.1. Each scenario: ${TIMING.warmup} s warm-up, then ${TIMING.runs} measured runs of ${TIMING.duration} s;
 the table gives medians (the last column lists the ${TIMING.runs} runs' req/s). Modes: ${modeNote}.
 
+## Issue 6 targets
+
+${targets(bare, soak)}
+
+The stack floor rows (bench/floor-server.js) are NestJS + Fastify with this project's versions in the same run: a bare
+controller route, and the same with issue 6's minimal guard (sha256 of the key, an in-memory map, an in-memory
+counter, three headers). Their ratio to bare node:http is the ceiling for any app on this stack on this
+machine; see "Where the time goes" below for what Gatehouse adds on top.
+
 - **× bare**: req/s divided by the bare reference of this run (median of its start and end measurements: ${bares.map((r) => fmt(r.rps)).join(' and ')} req/s).
 - **CPU µs/req**: server process utime+stime (/proc/<pid>/stat) over the run divided by the responses; **CPU** is the share of one core the server used.
 - **RSS**: server VmRSS after the scenario's last run (MiB).
@@ -346,17 +462,25 @@ answers are 2xx; the 429 path uses one extra key, exhausted during the warm-up; 
 the JWTs of ${USERS} members (invited, and accepted from 127.0.0.2… because an anonymous route allows
 30/min per client IP); nonce verify sends each nonce issued in the issue scenario exactly once.
 Login allows 30/min per client IP, so the login flood is almost all 429 — the figure shows what a
-flood costs, not how fast logins are.
+flood costs, not how fast logins are. "API-key ping during a login flood" runs the allowed-path load
+while ${LOGIN_FLOOD_IPS.length} client IPs (127.0.1.x) send right-password logins as fast as they are answered, 2 at a time
+each: every IP's first 30 per minute run argon2id (at most half the cores hash at once, src/auth/passwords.ts),
+the rest answer 429. The flood starts with the first measured run, so that run holds a fresh window's
+burst of argon2 work; its p99 is the worst run's.
 
 ## Usage recording overhead (issue 4)
 
 API-key ping, allowed path, same build, \`USAGE_RECORDING=on\` (default) vs \`off\`: two servers up
-at once (on core 0, one loaded at a time), ${TIMING.warmup} s warm-up each, then ${TIMING.runs} runs each of ${TIMING.duration} s in
-alternation (on, off, off, on, on, off), medians (rows "A/B" above). Target: less than 10% fewer req/s with recording on.
+at once (on core 0, one loaded at a time), ${TIMING.warmup} s warm-up each, then ${AB_PAIRS} runs each of ${TIMING.duration} s in
+alternation (on, off, off, on, …), medians (rows "A/B" above). Target: less than 10% fewer req/s with recording on.
 
 | mode | req/s on | req/s off | drop | CPU µs/req on / off |
 |---|---|---|---|---|
 ${overhead.join('\n')}
+
+## Soak (issue 6)
+
+${soakSection(soak)}
 
 ## Password hashing
 
@@ -429,6 +553,7 @@ async function main() {
     return;
   }
   await runBare('bare node:http (start)');
+  if (!QUICK) await runFloors();
   await runMode('embedded');
   if (!QUICK) await runMode('pg');
   await runBare('bare node:http (end)');
@@ -439,7 +564,8 @@ async function main() {
     profile = await runProfile();
     argon2Ms = await argon2Cost();
   }
-  const doc = report({ profile, argon2Ms, elapsedS: (Date.now() - t0) / 1000 });
+  const soak = SOAK_MINUTES > 0 ? await runSoak() : undefined;
+  const doc = report({ profile, argon2Ms, soak, elapsedS: (Date.now() - t0) / 1000 });
   if (QUICK) {
     console.log(`\n${doc.split('\n## Usage')[0].split('\n').filter((l) => l.startsWith('|')).join('\n')}`);
   } else {

@@ -30,7 +30,7 @@ export class AuthController {
   @ApiOperation({ summary: 'The caller: user, role, account and plan' })
   @ApiOkResponse({ type: MeDto })
   me(@CurrentPrincipal() user: UserPrincipal): Promise<MeDto> {
-    return this.auth.me(user.userId);
+    return this.auth.me(user);
   }
 
   @Put('password')

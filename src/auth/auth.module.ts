@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { PlansModule } from '../plans/plans.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { AuthenticationGuard } from './guards/authentication.guard';
@@ -11,7 +12,7 @@ import { TokenService } from './token.service';
 import { UserPrincipalService } from './user-principal.service';
 
 @Module({
-  imports: [ApiKeysModule],
+  imports: [ApiKeysModule, PlansModule],
   controllers: [AuthController],
   providers: [
     AuthService,

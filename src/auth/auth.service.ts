@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
-import { toPlanDto } from '../plans/dto/plan.dto';
+import { PlanLimitsService } from '../plans/plan-limits.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from './challenges';
 import type { Actor } from './current-principal.decorator';
@@ -10,7 +10,7 @@ import { TokenResponseDto } from './dto/login.dto';
 import { MeDto } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
 import { hashPassword, passwordProblems, verifyPassword } from './passwords';
-import type { Role } from './principal';
+import type { UserPrincipal } from './principal';
 import { TokenService } from './token.service';
 
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
@@ -23,6 +23,7 @@ export class AuthService {
     private readonly lockout: LoginLockout,
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
+    private readonly accounts: PlanLimitsService,
   ) {}
 
   /** Unknown email and wrong password answer alike, in the same time (see verifyPassword). */
@@ -39,14 +40,15 @@ export class AuthService {
     return this.tokens.issue(user);
   }
 
-  async me(userId: string): Promise<MeDto> {
-    const user = await this.prisma.user.findUniqueOrThrow({ where: { id: userId }, include: { account: { include: { plan: true } } } });
+  /** From the caches the request path already holds (the principal, the account's plan): no database round trip once warm. */
+  async me(user: UserPrincipal): Promise<MeDto> {
+    const account = await this.accounts.limitsFor(user.accountId);
     return {
-      id: user.id,
+      id: user.userId,
       email: user.email,
-      role: user.role as Role,
-      account: { id: user.account.id, name: user.account.name },
-      plan: toPlanDto(user.account.plan),
+      role: user.role,
+      account: { id: user.accountId, name: account.accountName },
+      plan: account.plan,
     };
   }
 

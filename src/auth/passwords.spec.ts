@@ -31,6 +31,11 @@ describe('verifyPassword', () => {
     expect(await verifyPassword(hash, 'Correct horse battery staple')).toBe(false);
   });
 
+  it('answers every one of many concurrent verifies correctly (they queue for a hashing slot)', async () => {
+    const attempts = Array.from({ length: 8 }, (_, i) => (i % 2 ? 'wrong password' : 'correct horse battery staple'));
+    expect(await Promise.all(attempts.map((p) => verifyPassword(hash, p)))).toEqual(attempts.map((p) => p !== 'wrong password'));
+  });
+
   it('refuses every password for an unknown user, even the dummy hash\'s own', async () => {
     expect(await verifyPassword(null, 'no user has this password')).toBe(false);
     expect(await verifyPassword(null, 'correct horse battery staple')).toBe(false);

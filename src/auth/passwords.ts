@@ -1,10 +1,41 @@
+import { availableParallelism } from 'node:os';
 import { argon2id, hash, verify } from 'argon2';
 
 /** OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1. */
 const OPTIONS = { type: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+/**
+ * argon2 runs on libuv's pool (4 threads), each computation ~30 ms of one core. Left alone, a
+ * login flood would run four at once and take every core from the event loop. So at most half
+ * the cores hash at a time, each slot hashes at most a quarter of the time (after a hash, the
+ * slot rests three times as long), and further logins queue: about 8 logins a second per slot,
+ * plenty for a dashboard, while other requests keep their latency (docs/BENCHMARKS.md, login flood).
+ */
+const MAX_CONCURRENT_HASHES = Math.max(1, Math.floor(availableParallelism() / 2));
+const HASH_DUTY_CYCLE = 0.25;
+let hashing = 0;
+const queued: Array<() => void> = [];
+
+function releaseHashSlot(): void {
+  const next = queued.shift();
+  if (next) next(); // the slot is handed over, not re-counted
+  else hashing--;
+}
+
+async function withHashSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (hashing < MAX_CONCURRENT_HASHES) hashing++;
+  else await new Promise<void>((resolve) => queued.push(resolve));
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    const rest = (performance.now() - started) * (1 / HASH_DUTY_CYCLE - 1);
+    setTimeout(releaseHashSlot, rest);
+  }
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, OPTIONS);
+  return withHashSlot(() => hash(password, OPTIONS));
 }
 
 let dummyHash: Promise<string> | undefined;
@@ -15,7 +46,8 @@ let dummyHash: Promise<string> | undefined;
  */
 export async function verifyPassword(passwordHash: string | null, password: string): Promise<boolean> {
   dummyHash ??= hashPassword('no user has this password');
-  const ok = await verify(passwordHash ?? (await dummyHash), password);
+  const against = passwordHash ?? (await dummyHash);
+  const ok = await withHashSlot(() => verify(against, password));
   return passwordHash !== null && ok;
 }
 

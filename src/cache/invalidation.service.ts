@@ -16,7 +16,7 @@ interface Message {
 
 /**
  * Drops cache entries on every instance: at once on this one, and through Redis pub/sub on the
- * others when REDIS_URL is set. A lost message (Redis down) is covered by the caches' TTL (30 s).
+ * others when REDIS_URL is set. A lost message (Redis down) is covered by the caches' refresh (ReadThroughCache, 30 s).
  * Caches subscribe with `on`; code that changes what they hold calls `invalidate`.
  */
 @Injectable()
@@ -58,7 +58,7 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
     for (const id of present) this.local.emit(topic, id);
     const message: Message = { origin: this.origin, topic, ids: present };
     this.publisher?.publish(this.channel, JSON.stringify(message)).catch((err: Error) => {
-      this.logger.warn(`Could not tell other instances to drop ${topic} entries (${err.message}); they expire within 30 s`);
+      this.logger.warn(`Could not tell other instances to drop ${topic} entries (${err.message}); they re-read them within 30 s`);
     });
   }
 

@@ -13,24 +13,28 @@ export interface ReadThroughCacheOptions<V> {
 
 interface Entry<V> {
   readonly value: V;
-  readonly refreshAt: number;
+  /** When a read should start a background reload (pushed back 1 s after a failed one). */
+  refreshAt: number;
 }
+
+/** After a failed background reload, reads wait this long before trying again. */
+const RETRY_REFRESH_MS = 1_000;
 
 /**
  * What the request path keeps of the database (API keys, users, plan limits), shaped for it:
  *
  * - a hit is synchronous, so a warm request awaits nothing here;
- * - a hit older than `refreshMs` (minus up to 20%, so entries loaded together are not reloaded together) is
- *   answered from the cache and reloaded in the background; an entry nobody read for
- *   2 × `refreshMs` expires, so staleness stays bounded if an invalidation message is lost;
+ * - a hit older than `refreshMs` (minus up to 20%, so entries loaded together are not reloaded
+ *   together) is answered from the cache and reloaded in the background; an entry whose last load
+ *   is 2 × `refreshMs` old is dropped (so one nobody reads goes away, and staleness stays bounded
+ *   if an invalidation message is lost or the reloads keep failing);
  * - concurrent misses of one key share one load;
- * - `invalidate` drops the entry, and a load that was already running is not stored (it may have
- *   read the old row).
+ * - `invalidate` drops the entry, and a load of that key that was already running is not stored
+ *   (it may have read the old row).
  */
 export class ReadThroughCache<V extends object | number | string | boolean> {
   private readonly entries: LRUCache<string, Entry<V>>;
   private readonly loading = new Map<string, Promise<V>>();
-  private generation = 0;
 
   constructor(private readonly options: ReadThroughCacheOptions<V>) {
     this.entries = new LRUCache<string, Entry<V>>({ max: options.max, ttl: 2 * options.refreshMs });
@@ -40,9 +44,12 @@ export class ReadThroughCache<V extends object | number | string | boolean> {
   cached(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    if (entry.refreshAt <= Date.now() && !this.loading.has(key)) {
-      // Failure keeps the old value until it expires: the next read after that loads (and fails) in the open.
-      this.load(key).catch(() => undefined);
+    const now = Date.now();
+    if (entry.refreshAt <= now && !this.loading.has(key)) {
+      // On failure the old value is kept (until it expires), and reads retry a second later.
+      this.load(key).catch(() => {
+        entry.refreshAt = Date.now() + RETRY_REFRESH_MS;
+      });
     }
     return entry.value;
   }
@@ -56,11 +63,10 @@ export class ReadThroughCache<V extends object | number | string | boolean> {
   load(key: string): Promise<V> {
     const running = this.loading.get(key);
     if (running !== undefined) return running;
-    const generation = this.generation;
-    const loaded = this.options
-      .load(key)
+    const loaded: Promise<V> = new Promise<V>((resolve) => resolve(this.options.load(key)))
       .then((value) => {
-        if (this.generation === generation) {
+        // Not stored if the key was invalidated (or reloaded) meanwhile.
+        if (this.loading.get(key) === loaded) {
           this.entries.set(key, { value, refreshAt: Date.now() + this.options.refreshMs * (0.8 + 0.2 * Math.random()) });
         }
         return value;
@@ -73,7 +79,6 @@ export class ReadThroughCache<V extends object | number | string | boolean> {
   }
 
   invalidate(key: string): void {
-    this.generation++;
     this.entries.delete(key);
     this.loading.delete(key);
   }

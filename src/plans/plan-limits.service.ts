@@ -2,13 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { CACHE_REFRESH_MS, ReadThroughCache } from '../cache/read-through-cache';
 import { PrismaService } from '../prisma/prisma.service';
+import { PlanDto, toPlanDto } from './dto/plan.dto';
 
-/** What the request path needs of an account: its plan's rate limits and its nonce lifetime. */
+/** What the request path needs of an account: its plan's rate limits and its nonce lifetime (and, for `GET /auth/me`, names). */
 export interface PlanLimits {
   readonly planId: string;
   readonly apiRequestsPerMinute: number;
   readonly managementRequestsPerMinute: number;
   readonly nonceTtlSeconds: number;
+  readonly accountName: string;
+  readonly plan: PlanDto;
 }
 
 /**
@@ -43,6 +46,8 @@ export class PlanLimitsService {
       apiRequestsPerMinute: account.plan.apiRequestsPerMinute,
       managementRequestsPerMinute: account.plan.managementRequestsPerMinute,
       nonceTtlSeconds: account.nonceTtlSeconds,
+      accountName: account.name,
+      plan: toPlanDto(account.plan),
     };
   }
 }
