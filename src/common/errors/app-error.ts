@@ -6,7 +6,11 @@ export interface ErrorDetail {
   readonly message: string;
 }
 
-/** The one error type services throw; the exception filter turns it into the documented body. */
+/**
+ * The one error type services throw; the exception filter turns it into the documented body.
+ * It is a verdict (401, 403, 429…), not a fault, so it carries no stack trace: capturing one was
+ * the main extra cost of a refused request over an allowed one (docs/BENCHMARKS.md).
+ */
 export class AppError extends Error {
   readonly status: number;
   /** WWW-Authenticate value for 401s (RFC 6750 §3). */
@@ -21,7 +25,10 @@ export class AppError extends Error {
     message: string = DEFAULT_MESSAGES[code],
     readonly details?: readonly ErrorDetail[],
   ) {
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'AppError';
     this.status = ERROR_STATUS[code];
   }
