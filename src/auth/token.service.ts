@@ -1,3 +1,4 @@
+import { createSecretKey, KeyObject } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { sign } from 'jsonwebtoken';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -13,20 +14,25 @@ export interface TokenPayload {
 
 @Injectable()
 export class TokenService {
-  readonly secret: string;
+  /**
+   * The secret as a KeyObject, for signing and verifying: given a string, jsonwebtoken 9 first
+   * tries to parse it as a PEM public/private key and only falls back to a secret after that throws
+   * — on every token, most of the ~700 µs a JWT request cost (docs/PERFORMANCE.md).
+   */
+  readonly key: KeyObject;
   readonly issuer: string;
   readonly audience: string;
   readonly expiresIn: number;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.secret = resolveJwtSecret(config);
+    this.key = createSecretKey(Buffer.from(resolveJwtSecret(config)));
     this.issuer = config.jwt.issuer;
     this.audience = config.jwt.audience;
     this.expiresIn = config.jwt.expiresIn;
   }
 
   issue(user: { id: string; tokenVersion: number }): { token: string; expiresIn: number } {
-    const token = sign({ sv: user.tokenVersion }, this.secret, {
+    const token = sign({ sv: user.tokenVersion }, this.key, {
       algorithm: 'HS256',
       subject: user.id,
       issuer: this.issuer,

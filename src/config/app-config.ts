@@ -37,7 +37,7 @@ class EnvironmentVariables {
   DATA_DIR: string = './data';
 
   @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
-  USAGE_FLUSH_INTERVAL_MS: number = 2000;
+  USAGE_FLUSH_INTERVAL_MS: number = 5000;
 
   @Transform(toInt) @IsInt() @Min(0) @Max(120_000)
   SHUTDOWN_DRAIN_MS: number = 0;

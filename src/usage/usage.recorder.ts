@@ -25,7 +25,7 @@ interface Bucket {
 /**
  * Counts requests off the request path: `record` adds one to an in-memory bucket (account,
  * subject, endpoint, status, minute); `flush` writes all buckets in one insert every
- * USAGE_FLUSH_INTERVAL_MS (2 s) and on shutdown. A failed flush is merged back and retried with
+ * USAGE_FLUSH_INTERVAL_MS (5 s) and on shutdown. A failed flush is merged back and retried with
  * the next one; requests never wait for it.
  */
 @Injectable()

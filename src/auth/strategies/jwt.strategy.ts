@@ -15,7 +15,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: tokens.secret,
+      // passport-jwt hands it to jsonwebtoken, which takes a KeyObject; passport-jwt's types lag.
+      secretOrKey: tokens.key as unknown as Buffer,
       algorithms: ['HS256'],
       issuer: tokens.issuer,
       audience: tokens.audience,
