@@ -225,7 +225,9 @@ async function recordingAB(modeName, env, acct) {
   const order = Array.from({ length: AB_PAIRS }, (_, i) => (i % 2 ? ['off', 'on'] : ['on', 'off'])).flat();
   for (const name of order) {
     const side = sides[name];
-    side.runs.push(await L.measure(side.app.pid, pingAllowed(side.app, side.keys), { warmup: 0, duration: TIMING.duration, runs: 1, quietWaitS: 0 }));
+    // Each run waits (up to 5 s) for the machine to be quiet: PostgreSQL's autovacuum after the
+    // write-heavy scenarios once took a whole core from a run.
+    side.runs.push(await L.measure(side.app.pid, pingAllowed(side.app, side.keys), { warmup: 0, duration: TIMING.duration, runs: 1, quietWaitS: Math.min(5, TIMING.quietWaitS) }));
   }
   for (const [name, side] of Object.entries(sides)) {
     const runs = side.runs;

@@ -7,12 +7,12 @@ const OPTIONS = { type: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 
 /**
  * argon2 runs on libuv's pool (4 threads), each computation ~30 ms of one core. Left alone, a
  * login flood would run four at once and take every core from the event loop. So at most half
- * the cores hash at a time, each slot hashes at most a quarter of the time (after a hash, the
- * slot rests three times as long), and further logins queue: about 8 logins a second per slot,
+ * the cores hash at a time, each slot hashes at most a fifth of the time (after a hash, the
+ * slot rests four times as long), and further logins queue: about 6 logins a second per slot,
  * plenty for a dashboard, while other requests keep their latency (docs/BENCHMARKS.md, login flood).
  */
 const MAX_CONCURRENT_HASHES = Math.max(1, Math.floor(availableParallelism() / 2));
-const HASH_DUTY_CYCLE = 0.25;
+const HASH_DUTY_CYCLE = 0.2;
 let hashing = 0;
 const queued: Array<() => void> = [];
 
