@@ -209,16 +209,18 @@ async function pingDuringLoginFlood(modeName, app, acct) {
 
 /**
  * Usage recording on vs off (issue 4): two servers of the same build, both up, measured in
- * alternation (on, off, off, on, on, off) so drift and neighbours' load hit both alike. "off" gets
- * its own data dir on the embedded default (PGlite opens a directory once); on PostgreSQL + Redis
+ * alternation (on, off, off, on, …) so drift and neighbours' load hit both alike. On the embedded
+ * default each gets a fresh data dir and account (PGlite opens a directory once, and the scenarios'
+ * thousands of nonce and usage rows would otherwise weigh on one side only); on PostgreSQL + Redis
  * both share the database.
  */
 async function recordingAB(modeName, env, acct) {
-  const offEnv = modeName === 'embedded' ? { ...env, DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')) } : env;
-  const on = await L.startApp(appEnv({ ...env, USAGE_RECORDING: 'on' }));
-  const off = await L.startApp(appEnv({ ...offEnv, USAGE_RECORDING: 'off' }));
-  const offKeys = modeName === 'embedded' ? (await L.setupAccount(off.port, { keyCount: KEYS, userCount: 0 })).keys : acct.keys;
-  const sides = { on: { app: on, keys: acct.keys, runs: [] }, off: { app: off, keys: offKeys, runs: [] } };
+  const fresh = modeName === 'embedded';
+  const sideEnv = () => (fresh ? { ...env, DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')) } : env);
+  const on = await L.startApp(appEnv({ ...sideEnv(), USAGE_RECORDING: 'on' }));
+  const off = await L.startApp(appEnv({ ...sideEnv(), USAGE_RECORDING: 'off' }));
+  const keysOf = async (app) => (fresh ? (await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 })).keys : acct.keys);
+  const sides = { on: { app: on, keys: await keysOf(on), runs: [] }, off: { app: off, keys: await keysOf(off), runs: [] } };
   L.log(`${modeName}: usage recording on vs off, alternating`);
   await L.waitQuiet(on.pid, TIMING.quietWaitS);
   for (const side of Object.values(sides)) await L.cannon({ ...pingAllowed(side.app, side.keys)(), duration: TIMING.warmup });
