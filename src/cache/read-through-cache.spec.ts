@@ -136,8 +136,8 @@ describe('ReadThroughCache', () => {
 
   it('does not reload an entry before its refresh is due', async () => {
     await prime('k', 'v1');
-    // The refresh is due after 80% to 100% of refreshMs (jittered).
-    jest.advanceTimersByTime(0.8 * REFRESH_MS - 1);
+    // The refresh is due after 50% to 100% of refreshMs (spread).
+    jest.advanceTimersByTime(0.5 * REFRESH_MS - 1);
     expect(cache.cached('k')).toBe('v1');
     expect(cache.get('k')).toBe('v1');
     expect(loader.calls).toEqual(['k']);

@@ -24,8 +24,9 @@ const RETRY_REFRESH_MS = 1_000;
  * What the request path keeps of the database (API keys, users, plan limits), shaped for it:
  *
  * - a hit is synchronous, so a warm request awaits nothing here;
- * - a hit older than `refreshMs` (minus up to 20%, so entries loaded together are not reloaded
- *   together) is answered from the cache and reloaded in the background; an entry whose last load
+ * - a hit older than half to all of `refreshMs` (spread, so entries loaded together are not
+ *   reloaded together: 400 keys reloading at once showed as dips) is answered from the cache and
+ *   reloaded in the background; an entry whose last load
  *   is 2 × `refreshMs` old is dropped (so one nobody reads goes away, and staleness stays bounded
  *   if an invalidation message is lost or the reloads keep failing);
  * - concurrent misses of one key share one load;
@@ -67,7 +68,7 @@ export class ReadThroughCache<V extends object | number | string | boolean> {
       .then((value) => {
         // Not stored if the key was invalidated (or reloaded) meanwhile.
         if (this.loading.get(key) === loaded) {
-          this.entries.set(key, { value, refreshAt: Date.now() + this.options.refreshMs * (0.8 + 0.2 * Math.random()) });
+          this.entries.set(key, { value, refreshAt: Date.now() + this.options.refreshMs * (0.5 + 0.5 * Math.random()) });
         }
         return value;
       })
