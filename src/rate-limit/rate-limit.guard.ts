@@ -55,17 +55,10 @@ export class RateLimitGuard extends ThrottlerGuard {
       ttl: throttler.ttl as number,
       blockDuration: throttler.ttl as number,
       throttler,
+      // Not called: handleRequest takes tracker and key from RateLimitService, synchronously.
       getTracker: this.commonOptions.getTracker!,
       generateKey: this.commonOptions.generateKey!,
     });
-  }
-
-  protected override getTracker(req: Request): Promise<string> {
-    return Promise.resolve(this.rateLimits.trackerOf(req));
-  }
-
-  protected override generateKey(context: ExecutionContext, tracker: string): string {
-    return this.rateLimits.keyOf(context.switchToHttp().getRequest<Request>(), tracker);
   }
 
   protected override async handleRequest({ context, ttl }: ThrottlerRequest): Promise<boolean> {
