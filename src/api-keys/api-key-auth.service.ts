@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiKeyPrincipal, ApiKeyScope } from '../auth/principal';
 import { CacheInvalidation } from '../cache/invalidation.service';
-import { CACHE_REFRESH_MS, ReadThroughCache } from '../cache/read-through-cache';
+import type { ReadThroughCache } from '../cache/read-through-cache';
 import { AppError } from '../common/errors/app-error';
 import { PrismaService } from '../prisma/prisma.service';
 import { hashApiKey, hasApiKeyShape, isWellFormedApiKey } from './api-key-secret';
@@ -32,8 +32,7 @@ export class ApiKeyAuthService {
     private readonly usage: ApiKeyUsageTracker,
     invalidation: CacheInvalidation,
   ) {
-    this.keys = new ReadThroughCache({ max: 100_000, refreshMs: CACHE_REFRESH_MS, load: (hash) => this.load(hash) });
-    invalidation.on('apiKeyHash', (hash) => this.keys.invalidate(hash));
+    this.keys = invalidation.cache('apiKeyHash', { max: 100_000, load: (hash) => this.load(hash) });
   }
 
   /** Synchronous once the key is cached (the warm path); a promise when it must be loaded. */

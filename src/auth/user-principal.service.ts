@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../cache/invalidation.service';
-import { CACHE_REFRESH_MS, ReadThroughCache } from '../cache/read-through-cache';
+import type { ReadThroughCache } from '../cache/read-through-cache';
 import { PrismaService } from '../prisma/prisma.service';
 import type { Role, UserPrincipal } from './principal';
 
@@ -21,8 +21,7 @@ export class UserPrincipalService {
     private readonly prisma: PrismaService,
     invalidation: CacheInvalidation,
   ) {
-    this.users = new ReadThroughCache({ max: 50_000, refreshMs: CACHE_REFRESH_MS, load: (id) => this.load(id) });
-    invalidation.on('user', (id) => this.users.invalidate(id));
+    this.users = invalidation.cache('user', { max: 50_000, load: (id) => this.load(id) });
   }
 
   async find(userId: string): Promise<CachedUser | null> {

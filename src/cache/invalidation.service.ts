@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { CACHE_REFRESH_MS, CacheableValue, ReadThroughCache, ReadThroughCacheOptions } from './read-through-cache';
 
 /** What a cache entry is keyed by: a user id, an API-key hash, an account id (its plan). */
 export type CacheTopic = 'user' | 'apiKeyHash' | 'account';
@@ -17,7 +18,7 @@ interface Message {
 /**
  * Drops cache entries on every instance: at once on this one, and through Redis pub/sub on the
  * others when REDIS_URL is set. A lost message (Redis down) is covered by the caches' refresh (ReadThroughCache, 30 s).
- * Caches subscribe with `on`; code that changes what they hold calls `invalidate`.
+ * Caches are made with `cache`; code that changes what they hold calls `invalidate`.
  */
 @Injectable()
 export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
@@ -48,8 +49,11 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
     await Promise.race([once(this.subscriber, 'ready'), sleep(2000, undefined, { ref: false })]);
   }
 
-  on(topic: CacheTopic, drop: (id: string) => void): void {
-    this.local.on(topic, drop);
+  /** A ReadThroughCache keyed by `topic`'s ids, whose entries this topic's invalidations drop on every instance. */
+  cache<V extends CacheableValue>(topic: CacheTopic, options: Omit<ReadThroughCacheOptions<V>, 'refreshMs'>): ReadThroughCache<V> {
+    const cache = new ReadThroughCache<V>({ ...options, refreshMs: CACHE_REFRESH_MS });
+    this.local.on(topic, (id: string) => cache.invalidate(id));
+    return cache;
   }
 
   invalidate(topic: CacheTopic, ...ids: Array<string | null | undefined>): void {

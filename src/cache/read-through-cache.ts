@@ -3,6 +3,9 @@ import { LRUCache } from 'lru-cache';
 /** How often cached rows are re-read: the bound on staleness should an invalidation message be lost. */
 export const CACHE_REFRESH_MS = 30_000;
 
+/** What a cache may hold: anything but undefined and null (undefined means a miss). */
+export type CacheableValue = object | number | string | boolean;
+
 export interface ReadThroughCacheOptions<V> {
   /** Most entries kept (least recently used dropped first). */
   readonly max: number;
@@ -33,7 +36,7 @@ const RETRY_REFRESH_MS = 1_000;
  * - `invalidate` drops the entry, and a load of that key that was already running is not stored
  *   (it may have read the old row).
  */
-export class ReadThroughCache<V extends object | number | string | boolean> {
+export class ReadThroughCache<V extends CacheableValue> {
   private readonly entries: LRUCache<string, Entry<V>>;
   private readonly loading = new Map<string, Promise<V>>();
 

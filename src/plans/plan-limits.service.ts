@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../cache/invalidation.service';
-import { CACHE_REFRESH_MS, ReadThroughCache } from '../cache/read-through-cache';
+import type { ReadThroughCache } from '../cache/read-through-cache';
 import { PrismaService } from '../prisma/prisma.service';
 import { PlanDto, toPlanDto } from './dto/plan.dto';
 
@@ -26,8 +26,7 @@ export class PlanLimitsService {
     private readonly prisma: PrismaService,
     invalidation: CacheInvalidation,
   ) {
-    this.limits = new ReadThroughCache({ max: 50_000, refreshMs: CACHE_REFRESH_MS, load: (accountId) => this.load(accountId) });
-    invalidation.on('account', (id) => this.limits.invalidate(id));
+    this.limits = invalidation.cache('account', { max: 50_000, load: (accountId) => this.load(accountId) });
   }
 
   /** The cached limits, if any: lets the request path stay synchronous once warm. */
