@@ -75,12 +75,13 @@ function startNode(args, env) {
   return child; // taskset execs node: child.pid is the server's pid
 }
 
-async function waitHttp(child, port, urlPath, timeoutMs = 90_000) {
+/** Waits until `urlPath` answers one of `readyStatuses` (the server is up), or the child exits. */
+async function waitHttp(child, port, urlPath, { readyStatuses = [200], timeoutMs = 90_000 } = {}) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${child.output()}`);
     const res = await request('GET', port, urlPath).catch(() => null);
-    if (res && (res.status === 200 || (res.status === 403 && urlPath.includes('/ping')))) return;
+    if (res && readyStatuses.includes(res.status)) return;
     await sleep(250);
   }
   throw new Error(`server not ready on ${port}${urlPath} after ${timeoutMs} ms:\n${child.output()}`);
@@ -113,20 +114,18 @@ async function startApp(env, nodeFlags = []) {
   return { child, port, pid: child.pid };
 }
 
-async function startBare() {
+/** Starts a reference server of bench/ (`node bench/<script> <port> ...args`) and waits until it answers. */
+async function startReference(script, args, readyPath, readyStatuses) {
   const port = await freePort();
-  const child = startNode([path.join(__dirname, 'bare-server.js'), String(port)], {});
-  await waitHttp(child, port, '/');
+  const child = startNode([path.join(__dirname, script), String(port), ...args], {});
+  await waitHttp(child, port, readyPath, { readyStatuses });
   return { child, port, pid: child.pid };
 }
 
-/** The stack's floor (bench/floor-server.js): NestJS + Fastify, `route` or `guard`. */
-async function startFloor(mode) {
-  const port = await freePort();
-  const child = startNode([path.join(__dirname, 'floor-server.js'), String(port), mode], {});
-  await waitHttp(child, port, '/api/v1/public/ping', 30_000); // `guard` answers 403 without a key: ready too
-  return { child, port, pid: child.pid };
-}
+const startBare = () => startReference('bare-server.js', [], '/');
+
+/** The stack's floor (bench/floor-server.js): NestJS + Fastify, `route` or `guard` (403 without a key: up too). */
+const startFloor = (mode) => startReference('floor-server.js', [mode], '/api/v1/public/ping', [200, 403]);
 
 // ---------------------------------------------------------------- /proc
 
