@@ -101,12 +101,13 @@ function appEnv(extra) {
 const url = (port) => `http://${L.HOST}:${port}`;
 const rotate = (list, make) => list.map(make);
 
-async function scenario(name, mode, app, makeOpts) {
+/** Measures one scenario and adds its row to the report; the row is returned for a `note`. */
+async function scenario(name, mode, app, makeOpts, timing = TIMING) {
   L.log(`${mode}: ${name}`);
-  const r = await L.measure(app.pid, makeOpts, TIMING);
-  results.push({ scenario: name, mode, ...r });
-  L.log(`  ${Math.round(r.rps)} req/s [${r.rpsRuns.join(' ')}], p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.cpuUsPerReq.toFixed(0)} µs CPU/req, RSS ${r.rss.toFixed(0)} MiB, other load ${r.other.toFixed(2)}, codes ${JSON.stringify(r.codes)}`);
-  return r;
+  const row = { scenario: name, mode, ...(await L.measure(app.pid, makeOpts, timing)) };
+  results.push(row);
+  L.log(`  ${Math.round(row.rps)} req/s [${row.rpsRuns.join(' ')}], p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.cpuUsPerReq.toFixed(0)} µs CPU/req, RSS ${row.rss.toFixed(0)} MiB, other load ${row.other.toFixed(2)}, codes ${JSON.stringify(row.codes)}`);
+  return row;
 }
 
 const pingAllowed = (app, keys) => () => ({
@@ -192,17 +193,16 @@ async function runMode(modeName) {
 async function pingDuringLoginFlood(modeName, app, acct) {
   await L.waitQuiet(app.pid, TIMING.quietWaitS);
   const flood = L.flood(app.port, { method: 'POST', path: '/api/v1/auth/login', body: L.OWNER, ips: LOGIN_FLOOD_IPS, perIp: 2 });
-  let r;
+  let row;
   try {
-    L.log(`${modeName}: API-key ping during a login flood`);
-    r = await L.measure(app.pid, pingAllowed(app, acct.keys), { ...TIMING, warmup: 0, quietWaitS: 0 });
+    const name = `API-key ping during a login flood (${LOGIN_FLOOD_IPS.length} client IPs)`;
+    row = await scenario(name, modeName, app, pingAllowed(app, acct.keys), { ...TIMING, warmup: 0, quietWaitS: 0 });
   } finally {
     const codes = await flood.stop();
-    if (r) {
-      r.p99 = Math.max(...r.p99Runs);
-      r.note = `p99 per run ${r.p99Runs.join(' / ')} ms; logins meanwhile: ${shares(codes)}`;
-      results.push({ scenario: `API-key ping during a login flood (${LOGIN_FLOOD_IPS.length} client IPs)`, mode: modeName, ...r });
-      L.log(`  ${Math.round(r.rps)} req/s, p99 worst run ${r.p99} ms, ${r.note}`);
+    if (row) {
+      row.p99 = Math.max(...row.p99Runs);
+      row.note = `p99 per run ${row.p99Runs.join(' / ')} ms; logins meanwhile: ${shares(codes)}`;
+      L.log(`  p99 worst run ${row.p99} ms, ${row.note}`);
     }
   }
 }
