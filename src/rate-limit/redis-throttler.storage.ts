@@ -6,38 +6,63 @@ import type { CounterStorage, WindowPeek } from './counter-storage';
 import Redis from 'ioredis';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 
-/** INCR and set the window's expiry in one atomic round trip; returns [hits, ms left]. */
+/**
+ * For each key: INCR, and set the window's expiry when it is new; all in one atomic call. KEYS are
+ * the counters, ARGV[i] the window (ms) of KEYS[i]; returns hits and ms left for each key in turn.
+ */
 const HIT_SCRIPT = `
-local hits = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
+local out = {}
+for i = 1, #KEYS do
+  local hits = redis.call('INCR', KEYS[i])
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl < 0 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[i])
+    ttl = tonumber(ARGV[i])
+  end
+  out[2 * i - 1] = hits
+  out[2 * i] = ttl
 end
-return {hits, ttl}
+return out
 `;
 
 const PEEK_SCRIPT = `return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}`;
 
 const PROBE_INTERVAL_MS = 1000;
+/** Hits sent in one script call at most; a larger batch goes as several calls. */
+const MAX_BATCH = 256;
 
 type RedisWithHit = Redis & {
-  gatehouseHit(key: string, ttlMs: number): Promise<[number, number]>;
+  /** `gatehouseHit(n, key1…keyN, ttl1…ttlN)` → [hits1, ms1, hits2, ms2, …] */
+  gatehouseHit(...args: (string | number)[]): Promise<number[]>;
   gatehousePeek(key: string): Promise<[number, number]>;
 };
 
+interface PendingHit {
+  readonly key: string;
+  readonly ttl: number;
+  readonly limit: number;
+  readonly resolve: (record: ThrottlerStorageRecord) => void;
+}
+
 /**
- * Fixed windows shared by every instance. ioredis sends the script by EVALSHA (EVAL once, when
- * Redis does not know it yet). When Redis does not answer within `commandTimeoutMs`, the hit is
- * counted in this process instead and a warning is logged. While Redis is down, one request a
- * second probes it and the others count locally without waiting, so a dead or frozen Redis costs
- * at most one timeout a second; shared limits resume with the first probe that succeeds.
+ * Fixed windows shared by every instance. The hits asked for in one turn of the event loop go to
+ * Redis together, as one call of an atomic script (ioredis sends it by EVALSHA; EVAL once, when
+ * Redis does not know it yet): one socket write and one read for all the requests that arrived
+ * together, where a call per hit cost a write per request (docs/PERFORMANCE.md). A hit waits at
+ * most one turn of the loop for its batch. The script touches several keys at once, so it needs
+ * one Redis server (not Redis Cluster, whose keys of one call must share a slot).
+ *
+ * When Redis does not answer within `commandTimeoutMs`, the hits are counted in this process
+ * instead and a warning is logged. While Redis is down, one request a second probes it and the
+ * others count locally without waiting, so a dead or frozen Redis costs at most one timeout a
+ * second; shared limits resume with the first probe that succeeds.
  */
 export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RedisThrottlerStorage.name);
   private readonly redis: RedisWithHit;
   private degradedSince: number | null = null;
   private probeAt = 0;
+  private pending: PendingHit[] = [];
 
   constructor(
     url: string,
@@ -53,7 +78,7 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
       retryStrategy: (times) => Math.min(times * 100, 2000),
     }) as RedisWithHit;
     this.redis.on('error', () => undefined); // reported through degrade(), once per outage
-    this.redis.defineCommand('gatehouseHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.redis.defineCommand('gatehouseHit', { lua: HIT_SCRIPT }); // number of keys given per call
     this.redis.defineCommand('gatehousePeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
   }
 
@@ -62,18 +87,40 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
     if (this.redis.status !== 'ready') await Promise.race([once(this.redis, 'ready'), sleep(2000, undefined, { ref: false })]);
   }
 
-  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
-    if (!this.tryRedis()) return this.fallback.hit(key, ttl, limit);
+  increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    if (!this.tryRedis()) return Promise.resolve(this.fallback.hit(key, ttl, limit));
+    return new Promise((resolve) => {
+      if (this.pending.length === 0) setImmediate(this.flush);
+      this.pending.push({ key, ttl, limit, resolve });
+    });
+  }
+
+  /** Sends the hits gathered since the last turn of the loop. */
+  private readonly flush = (): void => {
+    const hits = this.pending;
+    this.pending = [];
+    for (let i = 0; i < hits.length; i += MAX_BATCH) void this.send(hits.slice(i, i + MAX_BATCH));
+  };
+
+  private async send(batch: PendingHit[]): Promise<void> {
+    let replies: number[];
     try {
-      const [hits, pttl] = await this.redis.gatehouseHit(this.prefix + key, ttl);
+      const args: (string | number)[] = [batch.length];
+      for (const hit of batch) args.push(this.prefix + hit.key);
+      for (const hit of batch) args.push(hit.ttl);
+      replies = await this.redis.gatehouseHit(...args);
       if (this.degradedSince !== null) this.recover();
-      const timeToExpire = Math.ceil(pttl / 1000);
-      const isBlocked = hits > limit;
-      return { totalHits: hits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 };
     } catch (err) {
       this.degrade(err as Error);
-      return this.fallback.hit(key, ttl, limit);
+      for (const hit of batch) hit.resolve(this.fallback.hit(hit.key, hit.ttl, hit.limit));
+      return;
     }
+    batch.forEach((hit, i) => {
+      const hits = replies[2 * i];
+      const timeToExpire = Math.ceil(replies[2 * i + 1] / 1000);
+      const isBlocked = hits > hit.limit;
+      hit.resolve({ totalHits: hits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 });
+    });
   }
 
   async peek(key: string): Promise<WindowPeek> {

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { MemoryThrottlerStorage } from '../../src/rate-limit/memory-throttler.storage';
+import { RedisThrottlerStorage } from '../../src/rate-limit/redis-throttler.storage';
+import { PrivateRedis } from '../utils/private-redis';
+
+/**
+ * The Redis counter on its own, against a redis-server of the test's: the hits asked for in one
+ * turn of the event loop go to Redis together (several script calls when there are more than 256),
+ * and each caller must still get its own exact count.
+ */
+describe('Redis rate-limit counter', () => {
+  let redis: PrivateRedis;
+  let fallback: MemoryThrottlerStorage;
+  let storage: RedisThrottlerStorage;
+  const prefix = `counter-${randomUUID()}:`;
+  const WINDOW_MS = 60_000;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.start();
+    fallback = new MemoryThrottlerStorage();
+    storage = new RedisThrottlerStorage(redis.url, fallback, 100, prefix);
+    await storage.onModuleInit();
+  }, 30_000);
+  afterAll(async () => {
+    storage.onApplicationShutdown();
+    fallback.onModuleDestroy();
+    await redis.kill();
+  });
+
+  const burst = (key: string, n: number, limit: number) => Array.from({ length: n }, () => storage.increment(key, WINDOW_MS, limit, WINDOW_MS, 'default'));
+
+  it('gives every hit of a burst its own count, over several script calls and keys', async () => {
+    // 2 × 300 hits asked for in the same tick: one flush, three script calls, keys interleaved.
+    const a = burst('a', 300, 100);
+    const b = burst('b', 300, 250);
+    const [ra, rb] = await Promise.all([Promise.all(a), Promise.all(b)]);
+    const counts = (records: typeof ra) => records.map((r) => r.totalHits).sort((x, y) => x - y);
+    expect(counts(ra)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    expect(counts(rb)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    expect(ra.filter((r) => r.isBlocked).map((r) => r.totalHits).sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 101));
+    expect(rb.filter((r) => r.isBlocked)).toHaveLength(50);
+    for (const r of [...ra, ...rb]) {
+      expect(r.timeToExpire).toBeGreaterThanOrEqual(1);
+      expect(r.timeToExpire).toBeLessThanOrEqual(60);
+      expect(r.timeToBlockExpire).toBe(r.isBlocked ? r.timeToExpire : 0);
+    }
+    expect(await redis.get(`${prefix}a`)).toBe('300');
+    expect(await redis.get(`${prefix}b`)).toBe('300');
+    expect(storage.status()).toBe('redis');
+  });
+
+  it('counts in this process while Redis is frozen, and in Redis again once it answers', async () => {
+    redis.freeze();
+    try {
+      const records = await Promise.all(burst('c', 20, 10));
+      expect(storage.status()).toBe('redis-unreachable');
+      expect(records.map((r) => r.totalHits).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(records.filter((r) => r.isBlocked)).toHaveLength(10);
+    } finally {
+      redis.thaw();
+    }
+    let back = false;
+    for (let i = 0; i < 40 && !back; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      await storage.increment('d', WINDOW_MS, 10, WINDOW_MS, 'default');
+      back = storage.status() === 'redis';
+    }
+    expect(back).toBe(true);
+    expect(Number(await redis.get(`${prefix}d`))).toBeGreaterThanOrEqual(1);
+  });
+});
