@@ -27,7 +27,7 @@ describe('Redis rate-limit counter', () => {
     await redis.kill();
   });
 
-  const burst = (key: string, n: number, limit: number) => Array.from({ length: n }, () => storage.increment(key, WINDOW_MS, limit, WINDOW_MS, 'default'));
+  const burst = (key: string, n: number, limit: number) => Array.from({ length: n }, () => storage.increment(key, WINDOW_MS, limit));
 
   it('gives every hit of a burst its own count, over several script calls and keys', async () => {
     // 2 × 300 hits asked for in the same tick: one flush, three script calls, keys interleaved.
@@ -62,7 +62,7 @@ describe('Redis rate-limit counter', () => {
     let back = false;
     for (let i = 0; i < 40 && !back; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      await storage.increment('d', WINDOW_MS, 10, WINDOW_MS, 'default');
+      await storage.increment('d', WINDOW_MS, 10);
       back = storage.status() === 'redis';
     }
     expect(back).toBe(true);
