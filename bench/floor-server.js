@@ -4,8 +4,15 @@
 //   node bench/floor-server.js <port> route   a controller route, nothing else
 //   node bench/floor-server.js <port> guard   + one global guard: sha256 of X-Api-Key, an in-memory
 //                                             key map, an in-memory per-key counter, 3 headers
-// The guard is issue 6's "Nest+Fastify guard" row: the least an authenticated, rate-limited Nest
-// route can cost here. Listens on 127.0.0.1 only. Plain CommonJS: decorators applied by hand.
+//   node bench/floor-server.js <port> guard-deferred
+//                                             the same guard answering after I/O polling
+//                                             (setImmediate), as Gatehouse's counters do
+//   node bench/floor-server.js <port> guard-redis
+//                                             the guard with its counter in Redis (REDIS_URL,
+//                                             keys under REDIS_KEY_PREFIX): one EVALSHA per request
+// `guard` is issue 6's "Nest+Fastify guard" row: the least an authenticated, rate-limited Nest
+// route can cost here; `guard-redis` its "counter in Redis (atomic Lua, EVALSHA)" row. Listens on
+// 127.0.0.1 only. Plain CommonJS: decorators applied by hand.
 require('reflect-metadata');
 const { createHash } = require('node:crypto');
 const { Controller, Get, Module } = require('@nestjs/common');
@@ -13,7 +20,8 @@ const { APP_GUARD, NestFactory } = require('@nestjs/core');
 const { FastifyAdapter } = require('@nestjs/platform-fastify');
 
 const port = Number(process.argv[2] || process.env.PORT || 3998);
-const mode = process.argv[3] === 'guard' ? 'guard' : 'route';
+const MODES = ['route', 'guard', 'guard-deferred', 'guard-redis'];
+const mode = MODES.includes(process.argv[3]) ? process.argv[3] : 'route';
 const body = { ok: true, accountId: '00000000-0000-0000-0000-000000000000' };
 
 class PingController {
@@ -27,30 +35,57 @@ Get('ping')(PingController.prototype, 'ping', Object.getOwnPropertyDescriptor(Pi
 /** Keys are registered on first sight (the bench's keys are not known here); the look-up is the point. */
 const keys = new Map();
 const counters = new Map();
+
+function principalOf(req) {
+  const key = req.headers['x-api-key'];
+  if (typeof key !== 'string') return undefined;
+  const hash = createHash('sha256').update(key).digest('hex');
+  let principal = keys.get(hash);
+  if (principal === undefined) keys.set(hash, (principal = { keyId: hash.slice(0, 8) }));
+  return principal;
+}
+
+function countInMemory(principal) {
+  const window = Math.floor(Date.now() / 60_000);
+  let c = counters.get(principal.keyId);
+  if (c === undefined || c.window !== window) counters.set(principal.keyId, (c = { window, hits: 0 }));
+  return ++c.hits;
+}
+
+let redis;
+if (mode === 'guard-redis') {
+  const Redis = require('ioredis');
+  redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+  redis.defineCommand('hit', {
+    numberOfKeys: 1,
+    lua: "local h = redis.call('INCR', KEYS[1]) if h == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return h",
+  });
+}
+const redisPrefix = process.env.REDIS_KEY_PREFIX || 'floor:';
+
+function answer(context, hits) {
+  context
+    .switchToHttp()
+    .getResponse()
+    .header('X-RateLimit-Limit', 6000)
+    .header('X-RateLimit-Remaining', Math.max(0, 6000 - hits))
+    .header('X-RateLimit-Reset', 60);
+  return true;
+}
+
 class KeyGuard {
   canActivate(context) {
-    const http = context.switchToHttp();
-    const req = http.getRequest();
-    const key = req.headers['x-api-key'];
-    if (typeof key !== 'string') return false;
-    const hash = createHash('sha256').update(key).digest('hex');
-    let principal = keys.get(hash);
-    if (principal === undefined) keys.set(hash, (principal = { keyId: hash.slice(0, 8) }));
-    const window = Math.floor(Date.now() / 60_000);
-    let c = counters.get(principal.keyId);
-    if (c === undefined || c.window !== window) counters.set(principal.keyId, (c = { window, hits: 0 }));
-    c.hits++;
-    http
-      .getResponse()
-      .header('X-RateLimit-Limit', 6000)
-      .header('X-RateLimit-Remaining', Math.max(0, 6000 - c.hits))
-      .header('X-RateLimit-Reset', 60);
-    return true;
+    const principal = principalOf(context.switchToHttp().getRequest());
+    if (principal === undefined) return false;
+    if (mode === 'guard-redis') return redis.hit(`${redisPrefix}${principal.keyId}`, 60_000).then((hits) => answer(context, hits));
+    const hits = countInMemory(principal);
+    if (mode === 'guard-deferred') return new Promise((resolve) => setImmediate(() => resolve(answer(context, hits))));
+    return answer(context, hits);
   }
 }
 
 class FloorModule {}
-Module({ controllers: [PingController], providers: mode === 'guard' ? [{ provide: APP_GUARD, useClass: KeyGuard }] : [] })(FloorModule);
+Module({ controllers: [PingController], providers: mode !== 'route' ? [{ provide: APP_GUARD, useClass: KeyGuard }] : [] })(FloorModule);
 
 (async () => {
   const app = await NestFactory.create(FloorModule, new FastifyAdapter(), { logger: false });

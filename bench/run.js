@@ -272,8 +272,10 @@ async function runFloors() {
   for (const [mode, label] of [
     ['route', 'NestJS + Fastify route (stack floor)'],
     ['guard', 'NestJS + Fastify + minimal key guard (stack floor)'],
+    ['guard-deferred', 'NestJS + Fastify + minimal key guard, answering after I/O polling (stack floor)'],
+    ['guard-redis', 'NestJS + Fastify + minimal key guard, counter in Redis: one EVALSHA per request (stack floor)'],
   ]) {
-    const floor = await L.startFloor(mode);
+    const floor = await L.startFloor(mode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}floor:` });
     commands.push(floor.child.command);
     await scenario(label, 'reference', floor, () => ({
       url: url(floor.port),
@@ -409,7 +411,7 @@ function targets(bare, soak) {
   return `| target | measured | |
 |---|---|---|
 ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
-${floors.map((r) => `| _context: ${r.scenario.replace(' (stack floor)', '')}_ | ${fmt(ratio(r), 2)} × | the stack's floor |`).join('\n')}`;
+${floors.map((r) => `| _context: ${r.scenario.replace(' (stack floor)', '')}_ | ${fmt(ratio(r), 2)} ×, p99 ${fmt(r.p99)} ms | reference |`).join('\n')}`;
 }
 
 function soakSection(soak) {
@@ -458,9 +460,11 @@ the table gives medians (the last column lists the ${TIMING.runs} runs' req/s). 
 ${targets(bare, soak)}
 
 The stack floor rows (bench/floor-server.js) are NestJS + Fastify with this project's versions in the same run: a bare
-controller route, and the same with issue 6's minimal guard (sha256 of the key, an in-memory map, an in-memory
-counter, three headers). Their ratio to bare node:http is the ceiling for any app on this stack on this
-machine; see "Where the time goes" below for what Gatehouse adds on top.
+controller route; the same with issue 6's minimal guard (sha256 of the key, an in-memory map, an in-memory
+counter, three headers); that guard answering after I/O polling (setImmediate), as Gatehouse's counters do
+(docs/PERFORMANCE.md, "Answering once per loop turn"); and that guard with its counter in Redis, one EVALSHA
+per request (issue 6's "counter in Redis" row). They show what the stack itself costs on this machine; see
+"Where the time goes" below for what Gatehouse's request does on top.
 
 - **× bare**: req/s divided by the bare reference of this run (median of its start and end measurements: ${bares.map((r) => fmt(r.rps)).join(' and ')} req/s).
 - **CPU µs/req**: server process utime+stime (/proc/<pid>/stat) over the run divided by the responses; **CPU** is the share of one core the server used.
