@@ -466,7 +466,7 @@ counter, three headers); that guard answering after I/O polling (setImmediate), 
 per request (issue 6's "counter in Redis" row). They show what the stack itself costs on this machine; see
 "Where the time goes" below for what Gatehouse's request does on top.
 
-- **× bare**: req/s divided by the bare reference of this run (median of its start and end measurements: ${bares.map((r) => fmt(r.rps)).join(' and ')} req/s).
+- **× bare**: req/s divided by the bare reference of this run (median of its ${bares.length === 3 ? 'start, middle and end' : 'start and end'} measurements: ${bares.map((r) => fmt(r.rps)).join(', ')} req/s).
 - **CPU µs/req**: server process utime+stime (/proc/<pid>/stat) over the run divided by the responses; **CPU** is the share of one core the server used.
 - **RSS**: server VmRSS after the scenario's last run (MiB).
 - **other load**: CPU (in cores, median of the runs) used meanwhile by processes other than the server and the load generator
@@ -579,7 +579,11 @@ async function main() {
   await runBare('bare node:http (start)');
   if (!QUICK) await runFloors();
   await runMode('embedded');
-  if (!QUICK) await runMode('pg');
+  if (!QUICK) {
+    // The reference moves by up to ±10% between measurements; three give a median that one odd run does not set.
+    await runBare('bare node:http (middle)');
+    await runMode('pg');
+  }
   await runBare('bare node:http (end)');
   let profile;
   let argon2Ms;
