@@ -20,6 +20,17 @@ describe(MemoryThrottlerStorage.name, () => {
     expect(storage.hit('k', MINUTE, 5).totalHits).toBe(3);
   });
 
+  it('counts at once but hands out the answers of one event-loop turn together, after I/O polling', async () => {
+    const answered: number[] = [];
+    const pending = [1, 2, 3].map(() => storage.increment('k', MINUTE, 2).then((r) => answered.push(r.totalHits)));
+    expect(storage.peekSync('k').hits).toBe(3); // counted already
+    await Promise.resolve();
+    expect(answered).toEqual([]); // not before the check phase
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all(pending);
+    expect(answered).toEqual([1, 2, 3]);
+  });
+
   it('blocks a key only once its hits exceed the limit', () => {
     const verdicts = Array.from({ length: 4 }, () => storage.hit('k', MINUTE, 3));
     expect(verdicts.map((v) => v.isBlocked)).toEqual([false, false, false, true]);
