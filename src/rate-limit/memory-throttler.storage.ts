@@ -1,6 +1,12 @@
 import { OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type { CounterStorage, WindowPeek } from './counter-storage';
+import { TurnBatch } from './turn-batch';
+
+interface HeldAnswer {
+  readonly resolve: (record: ThrottlerStorageRecord) => void;
+  readonly record: ThrottlerStorageRecord;
+}
 
 interface Window {
   hits: number;
@@ -16,7 +22,9 @@ export class MemoryThrottlerStorage implements CounterStorage, OnModuleDestroy {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper: NodeJS.Timeout;
   /** Answers counted in this turn of the event loop, handed out together (see increment). */
-  private held: { resolve: (record: ThrottlerStorageRecord) => void; record: ThrottlerStorageRecord }[] = [];
+  private readonly answers = new TurnBatch<HeldAnswer>((held) => {
+    for (const { resolve, record } of held) resolve(record);
+  });
 
   constructor(sweepEveryMs = 60_000, private readonly now: () => number = Date.now) {
     this.sweeper = setInterval(() => this.sweep(), sweepEveryMs);
@@ -31,17 +39,8 @@ export class MemoryThrottlerStorage implements CounterStorage, OnModuleDestroy {
    */
   increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     const record = this.hit(key, ttl, limit);
-    return new Promise((resolve) => {
-      if (this.held.length === 0) setImmediate(this.release);
-      this.held.push({ resolve, record });
-    });
+    return new Promise((resolve) => this.answers.add({ resolve, record }));
   }
-
-  private readonly release = (): void => {
-    const held = this.held;
-    this.held = [];
-    for (const { resolve, record } of held) resolve(record);
-  };
 
   hit(key: string, ttlMs: number, limit: number): ThrottlerStorageRecord {
     const now = this.now();

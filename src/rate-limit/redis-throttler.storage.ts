@@ -5,6 +5,7 @@ import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-st
 import type { CounterStorage, WindowPeek } from './counter-storage';
 import Redis from 'ioredis';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
+import { TurnBatch } from './turn-batch';
 
 /**
  * For each key: INCR, and set the window's expiry when it is new; all in one atomic call. KEYS are
@@ -62,7 +63,10 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
   private readonly redis: RedisWithHit;
   private degradedSince: number | null = null;
   private probeAt = 0;
-  private pending: PendingHit[] = [];
+  /** The hits asked for in this turn of the event loop, sent together after I/O polling. */
+  private readonly hits = new TurnBatch<PendingHit>((hits) => {
+    for (let i = 0; i < hits.length; i += MAX_BATCH) void this.send(hits.slice(i, i + MAX_BATCH));
+  });
 
   constructor(
     url: string,
@@ -89,18 +93,8 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
 
   increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     if (!this.tryRedis()) return Promise.resolve(this.fallback.hit(key, ttl, limit));
-    return new Promise((resolve) => {
-      if (this.pending.length === 0) setImmediate(this.flush);
-      this.pending.push({ key, ttl, limit, resolve });
-    });
+    return new Promise((resolve) => this.hits.add({ key, ttl, limit, resolve }));
   }
-
-  /** Sends the hits gathered since the last turn of the loop. */
-  private readonly flush = (): void => {
-    const hits = this.pending;
-    this.pending = [];
-    for (let i = 0; i < hits.length; i += MAX_BATCH) void this.send(hits.slice(i, i + MAX_BATCH));
-  };
 
   private async send(batch: PendingHit[]): Promise<void> {
     let replies: number[];
