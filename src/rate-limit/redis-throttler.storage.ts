@@ -92,7 +92,7 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
   }
 
   increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
-    if (!this.tryRedis()) return Promise.resolve(this.fallback.hit(key, ttl, limit));
+    if (!this.tryRedis()) return this.fallback.increment(key, ttl, limit);
     return new Promise((resolve) => this.hits.add({ key, ttl, limit, resolve }));
   }
 
