@@ -266,7 +266,7 @@ async function recordingAB(modeName, env, acct) {
   }
 }
 
-/** NestJS + Fastify alone, and with issue 6's minimal key guard: what the stack costs before our code. */
+/** NestJS + Fastify alone, and with issue 6's minimal key guard in three forms (bench/floor-server.js): what the stack costs before our code. */
 async function runFloors() {
   const keys = Array.from({ length: KEYS }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
   for (const [mode, label] of [
