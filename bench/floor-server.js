@@ -10,6 +10,10 @@
 //   node bench/floor-server.js <port> guard-redis
 //                                             the guard with its counter in Redis (REDIS_URL,
 //                                             keys under REDIS_KEY_PREFIX): one EVALSHA per request
+//   node bench/floor-server.js <port> stack | stack-lean
+//                                             the stack Gatehouse keeps (issue 6): passport-headerapikey
+//                                             through @nestjs/passport, then @nestjs/throttler's guard,
+//                                             both as cheap as they go (see stackProviders)
 // `guard` is issue 6's "Nest+Fastify guard" row: the least an authenticated, rate-limited Nest
 // route can cost here; `guard-redis` its "counter in Redis (atomic Lua, EVALSHA)" row. Listens on
 // 127.0.0.1 only. Plain CommonJS: decorators applied by hand.
@@ -20,7 +24,7 @@ const { APP_GUARD, NestFactory } = require('@nestjs/core');
 const { FastifyAdapter } = require('@nestjs/platform-fastify');
 
 const port = Number(process.argv[2] || process.env.PORT || 3998);
-const MODES = ['route', 'guard', 'guard-deferred', 'guard-redis'];
+const MODES = ['route', 'guard', 'guard-deferred', 'guard-redis', 'stack', 'stack-lean'];
 const mode = MODES.includes(process.argv[3]) ? process.argv[3] : 'route';
 const body = { ok: true, accountId: '00000000-0000-0000-0000-000000000000' };
 
@@ -84,8 +88,84 @@ class KeyGuard {
   }
 }
 
+// ---- the stack: passport-headerapikey through @nestjs/passport's PassportStrategy, then
+// @nestjs/throttler's ThrottlerGuard, its storage O(1) and answering after I/O polling, key and
+// tracker without hashing, the throttler's own three headers.
+//   stack       as their documentation wires them: AuthGuard('api-key'), ThrottlerGuard
+//   stack-lean  as Gatehouse runs them: the strategy on a per-request object (authenticateWith),
+//               ThrottlerGuard.handleRequest called straight (no per-request reflector look-ups)
+function stackProviders() {
+  const { Injectable } = require('@nestjs/common');
+  const { AuthGuard, PassportStrategy } = require('@nestjs/passport');
+  const { ThrottlerGuard } = require('@nestjs/throttler');
+  const { HeaderAPIKeyStrategy } = require('passport-headerapikey');
+  class KeyStrategy extends PassportStrategy(HeaderAPIKeyStrategy, 'api-key') {
+    constructor() {
+      super({ header: 'X-Api-Key', prefix: '' }, false);
+    }
+    validate(key) {
+      return principalOf({ headers: { 'x-api-key': key } });
+    }
+  }
+  Injectable()(KeyStrategy);
+  if (mode === 'stack') return [KeyStrategy, { provide: APP_GUARD, useClass: AuthGuard('api-key') }, { provide: APP_GUARD, useClass: ThrottlerGuard }];
+
+  class LeanAuthGuard {
+    constructor(strategy) {
+      this.strategy = strategy;
+    }
+    canActivate(context) {
+      const req = context.switchToHttp().getRequest();
+      return new Promise((resolve, reject) => {
+        const run = Object.create(this.strategy);
+        run.success = (user) => resolve(!!(req.user = user));
+        run.fail = () => resolve(false);
+        run.error = reject;
+        run.authenticate(req, {});
+      });
+    }
+  }
+  Injectable()(LeanAuthGuard);
+  Reflect.defineMetadata('design:paramtypes', [KeyStrategy], LeanAuthGuard);
+  class LeanThrottlerGuard extends ThrottlerGuard {
+    canActivate(context) {
+      const throttler = this.throttlers[0];
+      const { getTracker, generateKey } = this.commonOptions;
+      return this.handleRequest({ context, limit: throttler.limit, ttl: throttler.ttl, blockDuration: throttler.ttl, throttler, getTracker, generateKey });
+    }
+  }
+  return [KeyStrategy, { provide: APP_GUARD, useClass: LeanAuthGuard }, { provide: APP_GUARD, useClass: LeanThrottlerGuard }];
+}
+
+class DeferredStorage {
+  increment(key, ttl) {
+    const now = Date.now();
+    let c = counters.get(key);
+    if (c === undefined || c.expiresAt <= now) counters.set(key, (c = { expiresAt: now + ttl, hits: 0 }));
+    const record = { totalHits: ++c.hits, timeToExpire: Math.ceil((c.expiresAt - now) / 1000), isBlocked: false, timeToBlockExpire: 0 };
+    return new Promise((resolve) => setImmediate(resolve, record));
+  }
+}
+
+function imports() {
+  if (!mode.startsWith('stack')) return [];
+  const { ThrottlerModule } = require('@nestjs/throttler');
+  return [
+    ThrottlerModule.forRoot({
+      throttlers: [{ ttl: 60_000, limit: 6000 }],
+      storage: new DeferredStorage(),
+      getTracker: (req) => req.user.keyId,
+      generateKey: (_context, tracker, name) => `${name}:${tracker}`,
+    }),
+  ];
+}
+
 class FloorModule {}
-Module({ controllers: [PingController], providers: mode !== 'route' ? [{ provide: APP_GUARD, useClass: KeyGuard }] : [] })(FloorModule);
+Module({
+  imports: imports(),
+  controllers: [PingController],
+  providers: mode === 'route' ? [] : mode.startsWith('stack') ? stackProviders() : [{ provide: APP_GUARD, useClass: KeyGuard }],
+})(FloorModule);
 
 (async () => {
   const app = await NestFactory.create(FloorModule, new FastifyAdapter(), { logger: false });

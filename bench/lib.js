@@ -115,17 +115,17 @@ async function startApp(env, nodeFlags = []) {
 }
 
 /** Starts a reference server of bench/ (`node bench/<script> <port> ...args`) and waits until it answers. */
-async function startReference(script, args, readyPath, readyStatuses, env = {}) {
+async function startReference(script, args, readyPath, readyStatuses, env = {}, nodeFlags = []) {
   const port = await freePort();
-  const child = startNode([path.join(__dirname, script), String(port), ...args], env);
+  const child = startNode([...nodeFlags, path.join(__dirname, script), String(port), ...args], env);
   await waitHttp(child, port, readyPath, { readyStatuses });
   return { child, port, pid: child.pid };
 }
 
 const startBare = () => startReference('bare-server.js', [], '/');
 
-/** The stack's floor (bench/floor-server.js): NestJS + Fastify in one of its modes (403 without a key: up too). */
-const startFloor = (mode, env) => startReference('floor-server.js', [mode], '/api/v1/public/ping', [200, 403], env);
+/** The stack's floor (bench/floor-server.js): NestJS + Fastify in one of its modes (401 or 403 without a key: up too). */
+const startFloor = (mode, env, nodeFlags) => startReference('floor-server.js', [mode], '/api/v1/public/ping', [200, 401, 403], env, nodeFlags);
 
 // ---------------------------------------------------------------- /proc
 

@@ -97,6 +97,42 @@ function markdown(summary, { requests } = {}) {
   return lines.join('\n');
 }
 
+/** Coarse groups for comparing two profiles: whose code the self time is in. */
+function groupOf(mod) {
+  if (mod.startsWith('gatehouse ') || mod.endsWith('/bench/floor-server.js')) return "own code (Gatehouse's dist/, the floor's guard)";
+  if (/^(passport|passport-[a-z]+|@nestjs\/passport)$/.test(mod)) return 'passport-headerapikey, passport, @nestjs/passport';
+  if (mod === '@nestjs/throttler') return '@nestjs/throttler';
+  if (/^(@nestjs\/|rxjs$|reflect-metadata$|tslib$|iterare$)/.test(mod)) return 'NestJS (core, common, platform-fastify)';
+  if (/^(fastify$|find-my-way$|@fastify\/|toad-cache$|avvio$|light-my-request$|fast-|safe-regex2$|ret$|abstract-logging$)/.test(mod)) return 'Fastify';
+  if (mod === 'lru-cache') return 'lru-cache (API-key and account caches)';
+  if (/^(@prisma\/|@electric-sql\/|pglite-prisma-adapter$|pg$|pg-|ioredis$)/.test(mod)) return 'database and Redis clients';
+  if (/^(pino|nestjs-pino$|sonic-boom$|thread-stream$)/.test(mod)) return 'logging';
+  if (mod === '(garbage collector)') return 'GC';
+  if (mod.startsWith('node:') || mod === '(V8 builtins / native)' || mod === '(program)') return 'Node + V8 (HTTP, streams, ticks, promise jobs, socket writes, SHA-256)';
+  return 'other';
+}
+
+/** Self µs per request by group, for profiles of `requests` requests each: [group, a, b] rows, largest difference first. */
+function compareGroups(a, b) {
+  const perGroup = ({ profile, requests }) => {
+    const self = selfTimes(profile);
+    const out = new Map();
+    for (const node of profile.nodes) {
+      const ms = self.get(node.id) || 0;
+      const mod = moduleOf(node.callFrame);
+      if (!ms || mod === '(idle)' || mod === '(root)') continue;
+      const g = groupOf(mod);
+      out.set(g, (out.get(g) || 0) + (ms * 1000) / requests);
+    }
+    return out;
+  };
+  const A = perGroup(a);
+  const B = perGroup(b);
+  const rows = [...new Set([...A.keys(), ...B.keys()])].map((g) => [g, A.get(g) || 0, B.get(g) || 0]);
+  rows.sort((x, y) => y[2] - y[1] - (x[2] - x[1]));
+  return rows;
+}
+
 if (require.main === module) {
   const file = process.argv[2];
   if (!file) {
@@ -108,4 +144,4 @@ if (require.main === module) {
   console.log(markdown(summary));
 }
 
-module.exports = { summarize, markdown, moduleOf };
+module.exports = { summarize, markdown, moduleOf, compareGroups };

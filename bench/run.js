@@ -10,7 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const L = require('./lib');
-const { summarize, markdown } = require('./profile');
+const { summarize, markdown, compareGroups } = require('./profile');
 
 const QUICK = process.argv.includes('--quick');
 const PROFILE_ONLY = process.argv.includes('--profile-only'); // development: build + profile, print it
@@ -266,7 +266,11 @@ async function recordingAB(modeName, env, acct) {
   }
 }
 
-/** NestJS + Fastify alone, and with issue 6's minimal key guard in three forms (bench/floor-server.js): what the stack costs before our code. */
+/**
+ * NestJS + Fastify alone, with issue 6's minimal key guard in three forms, and with the stack
+ * Gatehouse keeps (passport strategy + @nestjs/throttler) in two (bench/floor-server.js): what the
+ * stack costs before our code.
+ */
 async function runFloors() {
   const keys = Array.from({ length: KEYS }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
   for (const [mode, label] of [
@@ -274,6 +278,8 @@ async function runFloors() {
     ['guard', 'NestJS + Fastify + minimal key guard (stack floor)'],
     ['guard-deferred', 'NestJS + Fastify + minimal key guard, answering after I/O polling (stack floor)'],
     ['guard-redis', 'NestJS + Fastify + minimal key guard, counter in Redis: one EVALSHA per request (stack floor)'],
+    ['stack', 'NestJS + Fastify + @nestjs/passport AuthGuard + ThrottlerGuard, O(1) storage answering after I/O polling (stack floor)'],
+    ['stack-lean', 'NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them (stack floor)'],
   ]) {
     const floor = await L.startFloor(mode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}floor:` });
     commands.push(floor.child.command);
@@ -315,24 +321,38 @@ async function runBare(label) {
   await L.stop(bare.child);
 }
 
-/** CPU profile of the API-key allowed path (embedded), load window only. */
-async function runProfile() {
-  const out = path.join(tmpRoot, 'ping.cpuprofile');
-  const env = await MODES.embedded.prepare();
-  const app = await L.startApp(appEnv({ ...env, CPU_PROFILE_OUT: out }), ['-r', path.join(__dirname, 'cpu-profile-preload.js')]);
-  commands.push(`${app.child.command}   # profile: SIGWINCH starts/stops the V8 sampling profiler (as --cpu-prof)`);
-  const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 });
-  const opts = pingAllowed(app, acct.keys)();
+/** Runs the allowed-path load on `server` (started with bench/cpu-profile-preload.js) and profiles 8 s of it. */
+async function profileUnderLoad(server, out, keys) {
+  const opts = pingAllowed(server, keys)();
   await L.cannon({ ...opts, duration: 3 });
-  process.kill(app.pid, 'SIGWINCH');
+  process.kill(server.pid, 'SIGWINCH');
   const r = await L.cannon({ ...opts, duration: 8 });
-  process.kill(app.pid, 'SIGWINCH');
+  process.kill(server.pid, 'SIGWINCH');
   for (let i = 0; i < 100 && !fs.existsSync(out); i++) await L.sleep(100);
   await L.sleep(500);
-  await L.stop(app.child);
+  await L.stop(server.child);
+  return { profile: JSON.parse(fs.readFileSync(out, 'utf8')), requests: r.requests.total, rps: r.requests.total / r.duration };
+}
+
+/**
+ * CPU profiles of the API-key allowed path, load window only: the app (embedded), and the stack's
+ * own floor run as Gatehouse runs it (floor-server.js stack-lean), under the same load.
+ */
+async function runProfile() {
+  const preload = ['-r', path.join(__dirname, 'cpu-profile-preload.js')];
+  const out = path.join(tmpRoot, 'ping.cpuprofile');
+  const env = await MODES.embedded.prepare();
+  const app = await L.startApp(appEnv({ ...env, CPU_PROFILE_OUT: out }), preload);
+  commands.push(`${app.child.command}   # profile: SIGWINCH starts/stops the V8 sampling profiler (as --cpu-prof)`);
+  const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 });
+  const ping = await profileUnderLoad(app, out, acct.keys);
   fs.copyFileSync(out, KEPT_PROFILE);
-  const profile = JSON.parse(fs.readFileSync(out, 'utf8'));
-  return { summary: summarize(profile, 18), requests: r.requests.total, rps: r.requests.total / r.duration };
+  const floorOut = path.join(tmpRoot, 'floor.cpuprofile');
+  const floor = await L.startFloor('stack-lean', { CPU_PROFILE_OUT: floorOut }, preload);
+  commands.push(`${floor.child.command}   # profile, as above`);
+  const floorKeys = Array.from({ length: KEYS }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
+  const stackFloor = await profileUnderLoad(floor, floorOut, floorKeys);
+  return { ...ping, summary: summarize(ping.profile, 18), groups: compareGroups(stackFloor, ping), floorRps: stackFloor.rps };
 }
 
 async function argon2Cost() {
@@ -412,6 +432,14 @@ function targets(bare, soak) {
 |---|---|---|
 ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
 ${floors.map((r) => `| _context: ${r.scenario.replace(' (stack floor)', '')}_ | ${fmt(ratio(r), 2)} ×, p99 ${fmt(r.p99)} ms | reference |`).join('\n')}`;
+}
+
+function groupTable(groups) {
+  const total = groups.reduce((a, [, x, y]) => [a[0] + x, a[1] + y], [0, 0]);
+  return `| where | stack floor µs | Gatehouse µs | difference |
+|---|---|---|---|
+${groups.map(([g, x, y]) => `| ${g} | ${fmt(x, 1)} | ${fmt(y, 1)} | ${y - x >= 0 ? '+' : ''}${fmt(y - x, 1)} |`).join('\n')}
+| **total** | ${fmt(total[0], 1)} | ${fmt(total[1], 1)} | ${total[1] - total[0] >= 0 ? '+' : ''}${fmt(total[1] - total[0], 1)} |`;
 }
 
 function soakSection(soak) {
@@ -524,7 +552,18 @@ anywhere on the synchronous stack (async continuations start a new stack, so Nes
 undercounts). The raw profile is left at \`${KEPT_PROFILE}\`; \`node bench/profile.js <file.cpuprofile>\`
 prints these tables for any profile.
 
-${markdown(profile.summary, { requests: profile.requests })}`
+${markdown(profile.summary, { requests: profile.requests })}
+
+### Gatehouse against the stack's own floor
+
+The same load on \`bench/floor-server.js stack-lean\` (passport-headerapikey through @nestjs/passport's
+\`PassportStrategy\`, run on a per-request object as Gatehouse runs it, then @nestjs/throttler's guard with an
+O(1) in-memory storage answering after I/O polling, three headers, nothing else), profiled the same way
+(${fmt(profile.floorRps)} req/s under profiling). Self time per request in µs, grouped by whose code it is;
+sampling inflates both columns alike. V8 puts some of the same native work (socket writes, promise jobs)
+under \`nextTick\` in one profile and under native frames in the other, so read the Node + V8 row as one.
+
+${groupTable(profile.groups)}`
     : '_Not profiled in this run._'
 }
 
@@ -573,7 +612,7 @@ async function main() {
   build();
   if (PROFILE_ONLY) {
     const p = await runProfile();
-    console.log(`${Math.round(p.rps)} req/s while profiled\n${markdown(p.summary, { requests: p.requests })}`);
+    console.log(`${Math.round(p.rps)} req/s while profiled\n${markdown(p.summary, { requests: p.requests })}\n\n${groupTable(p.groups)}`);
     return;
   }
   await runBare('bare node:http (start)');
