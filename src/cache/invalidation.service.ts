@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { CACHE_REFRESH_MS, CacheableValue, ReadThroughCache, ReadThroughCacheOptions } from './read-through-cache';
+import { CACHE_REFRESH_MS, CacheableValue, EMBEDDED_CACHE_REFRESH_MS, ReadThroughCache, ReadThroughCacheOptions } from './read-through-cache';
 
 /** What a cache entry is keyed by: a user id, an API-key hash, an account id (its plan). */
 export type CacheTopic = 'user' | 'apiKeyHash' | 'account';
@@ -17,7 +17,8 @@ interface Message {
 
 /**
  * Drops cache entries on every instance: at once on this one, and through Redis pub/sub on the
- * others when REDIS_URL is set. A lost message (Redis down) is covered by the caches' refresh (ReadThroughCache, 30 s).
+ * others when REDIS_URL is set. A lost message (Redis down) is covered by the caches' refresh
+ * (ReadThroughCache, 30 s; 10 min on the embedded database, which no other process writes).
  * Caches are made with `cache`; code that changes what they hold calls `invalidate`.
  */
 @Injectable()
@@ -51,7 +52,8 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
 
   /** A ReadThroughCache keyed by `topic`'s ids, whose entries this topic's invalidations drop on every instance. */
   cache<V extends CacheableValue>(topic: CacheTopic, options: Omit<ReadThroughCacheOptions<V>, 'refreshMs'>): ReadThroughCache<V> {
-    const cache = new ReadThroughCache<V>({ ...options, refreshMs: CACHE_REFRESH_MS });
+    const refreshMs = this.config.databaseUrl === undefined ? EMBEDDED_CACHE_REFRESH_MS : CACHE_REFRESH_MS;
+    const cache = new ReadThroughCache<V>({ ...options, refreshMs });
     this.local.on(topic, (id: string) => cache.invalidate(id));
     return cache;
   }

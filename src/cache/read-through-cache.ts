@@ -3,6 +3,14 @@ import { LRUCache } from 'lru-cache';
 /** How often cached rows are re-read: the bound on staleness should an invalidation message be lost. */
 export const CACHE_REFRESH_MS = 30_000;
 
+/**
+ * The same for the embedded database, which only this process can open: every change goes through
+ * this process's `invalidate`, so no message can be lost, and the refresh is only a backstop. At
+ * 30 s it cost the embedded API-key path ~6% of its CPU with 400 keys in use (each re-read is a
+ * Prisma query of ~3 ms of CPU on PGlite; docs/PERFORMANCE.md), and grows with the keys in use.
+ */
+export const EMBEDDED_CACHE_REFRESH_MS = 10 * 60_000;
+
 /** What a cache may hold: anything but undefined and null (undefined means a miss). */
 export type CacheableValue = object | number | string | boolean;
 
