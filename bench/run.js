@@ -495,8 +495,11 @@ The stack floor rows (bench/floor-server.js) are NestJS + Fastify with this proj
 controller route; the same with issue 6's minimal guard (sha256 of the key, an in-memory map, an in-memory
 counter, three headers); that guard answering after I/O polling (setImmediate), as Gatehouse's counters do
 (docs/PERFORMANCE.md, "Answering once per loop turn"); and that guard with its counter in Redis, one EVALSHA
-per request (issue 6's "counter in Redis" row). They show what the stack itself costs on this machine; see
-"Where the time goes" below for what Gatehouse's request does on top.
+per request (issue 6's "counter in Redis" row). The last two are the stack Gatehouse keeps: passport-headerapikey
+through @nestjs/passport, then @nestjs/throttler's guard with an O(1) storage answering after I/O polling, wired
+as their documentation shows (\`AuthGuard('api-key')\`, \`ThrottlerGuard\`) and run as Gatehouse runs them
+(strategy on a per-request object, \`handleRequest\` called straight). They show what the stack itself costs on
+this machine; see "Where the time goes" below for what Gatehouse's request does on top.
 
 - **× bare**: req/s divided by the bare reference of this run (median of its ${bares.length === 3 ? 'start, middle and end' : 'start and end'} measurements: ${bares.map((r) => fmt(r.rps)).join(', ')} req/s).
 - **CPU µs/req**: server process utime+stime (/proc/<pid>/stat) over the run divided by the responses; **CPU** is the share of one core the server used.
