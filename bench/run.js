@@ -266,13 +266,16 @@ async function recordingAB(modeName, env, acct) {
   }
 }
 
+/** Keys for the floor servers, which register any key on first sight: the app's format, random. */
+const floorKeys = () => Array.from({ length: KEYS }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
+
 /**
  * NestJS + Fastify alone, with issue 6's minimal key guard in three forms, and with the stack
  * Gatehouse keeps (passport strategy + @nestjs/throttler) in two (bench/floor-server.js): what the
  * stack costs before our code.
  */
 async function runFloors() {
-  const keys = Array.from({ length: KEYS }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
+  const keys = floorKeys();
   for (const [mode, label] of [
     ['route', 'NestJS + Fastify route (stack floor)'],
     ['guard', 'NestJS + Fastify + minimal key guard (stack floor)'],
@@ -354,8 +357,7 @@ async function runProfile() {
   const floorOut = path.join(tmpRoot, 'floor.cpuprofile');
   const floor = await L.startFloor('stack-lean', { CPU_PROFILE_OUT: floorOut }, preload);
   commands.push(`${floor.child.command}   # profile, as above`);
-  const floorKeys = Array.from({ length: KEYS }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
-  const stackFloor = await profileUnderLoad(floor, floorOut, floorKeys);
+  const stackFloor = await profileUnderLoad(floor, floorOut, floorKeys());
   return { ...ping, summary: summarize(ping.profile, 18), groups: compareGroups(stackFloor, ping), floorRps: stackFloor.rps };
 }
 
