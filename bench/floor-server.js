@@ -49,10 +49,11 @@ function principalOf(req) {
   return principal;
 }
 
-function countInMemory(principal) {
+/** Hits of `id` in the current minute (fixed window). */
+function countInMemory(id) {
   const window = Math.floor(Date.now() / 60_000);
-  let c = counters.get(principal.keyId);
-  if (c === undefined || c.window !== window) counters.set(principal.keyId, (c = { window, hits: 0 }));
+  let c = counters.get(id);
+  if (c === undefined || c.window !== window) counters.set(id, (c = { window, hits: 0 }));
   return ++c.hits;
 }
 
@@ -82,7 +83,7 @@ class KeyGuard {
     const principal = principalOf(context.switchToHttp().getRequest());
     if (principal === undefined) return false;
     if (mode === 'guard-redis') return redis.hit(`${redisPrefix}${principal.keyId}`, 60_000).then((hits) => answer(context, hits));
-    const hits = countInMemory(principal);
+    const hits = countInMemory(principal.keyId);
     if (mode === 'guard-deferred') return new Promise((resolve) => setImmediate(() => resolve(answer(context, hits))));
     return answer(context, hits);
   }
@@ -137,12 +138,11 @@ function stackProviders() {
   return [KeyStrategy, { provide: APP_GUARD, useClass: LeanAuthGuard }, { provide: APP_GUARD, useClass: LeanThrottlerGuard }];
 }
 
+/** The throttler's storage: the same one-minute counter, answering after I/O polling. */
 class DeferredStorage {
-  increment(key, ttl) {
-    const now = Date.now();
-    let c = counters.get(key);
-    if (c === undefined || c.expiresAt <= now) counters.set(key, (c = { expiresAt: now + ttl, hits: 0 }));
-    const record = { totalHits: ++c.hits, timeToExpire: Math.ceil((c.expiresAt - now) / 1000), isBlocked: false, timeToBlockExpire: 0 };
+  increment(key) {
+    const totalHits = countInMemory(key);
+    const record = { totalHits, timeToExpire: 60 - (Math.floor(Date.now() / 1000) % 60), isBlocked: false, timeToBlockExpire: 0 };
     return new Promise((resolve) => setImmediate(resolve, record));
   }
 }
