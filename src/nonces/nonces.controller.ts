@@ -1,8 +1,7 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/auth.decorators';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import type { ApiKeyRequest } from '../auth/current-principal.decorator';
 import { NonceVerdictDto, VerifyNonceDto } from './dto/nonce.dto';
 import { NoncesService } from './nonces.service';
 
@@ -16,7 +15,7 @@ export class NoncesController {
   @ApiKeyAuth('verify')
   @ApiOperation({ summary: 'Verify (and use up) a nonce a widget obtained; true exactly once' })
   @ApiOkResponse({ type: NonceVerdictDto })
-  verify(@CurrentPrincipal() key: ApiKeyPrincipal, @Body() dto: VerifyNonceDto): Promise<NonceVerdictDto> {
+  verify(@Req() { user: key }: ApiKeyRequest, @Body() dto: VerifyNonceDto): Promise<NonceVerdictDto> {
     return this.nonces.verify(key, dto.nonce);
   }
 }

@@ -1,8 +1,7 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/auth.decorators';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import type { ApiKeyRequest } from '../auth/current-principal.decorator';
 
 export class PingDto {
   @ApiProperty({ description: 'Always true: the key works.', example: true })
@@ -19,7 +18,7 @@ export class PublicApiController {
   @ApiKeyAuth('public')
   @ApiOperation({ summary: 'Check that an API key works (and see its limits in the headers)' })
   @ApiOkResponse({ type: PingDto })
-  ping(@CurrentPrincipal() key: ApiKeyPrincipal): PingDto {
+  ping(@Req() { user: key }: ApiKeyRequest): PingDto {
     return { ok: true, accountId: key.accountId };
   }
 }

@@ -1,8 +1,7 @@
-import { Controller, Get, Post } from '@nestjs/common';
+import { Controller, Get, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/auth.decorators';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import type { ApiKeyRequest } from '../auth/current-principal.decorator';
 import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
 import { NoncesService } from '../nonces/nonces.service';
 import { PlanLimitsService } from '../plans/plan-limits.service';
@@ -27,7 +26,7 @@ export class WidgetController {
   @ApiKeyAuth('widget')
   @ApiOperation({ summary: 'Settings the browser widget needs' })
   @ApiOkResponse({ type: WidgetConfigDto })
-  async config(@CurrentPrincipal() key: ApiKeyPrincipal): Promise<WidgetConfigDto> {
+  async config(@Req() { user: key }: ApiKeyRequest): Promise<WidgetConfigDto> {
     const { nonceTtlSeconds } = await this.accounts.limitsFor(key.accountId);
     return { accountId: key.accountId, nonceTtlSeconds };
   }
@@ -36,7 +35,7 @@ export class WidgetController {
   @ApiKeyAuth('widget')
   @ApiOperation({ summary: 'Issue a single-use nonce for the customer’s server to verify' })
   @ApiCreatedResponse({ type: IssuedNonceDto })
-  issueNonce(@CurrentPrincipal() key: ApiKeyPrincipal): Promise<IssuedNonceDto> {
+  issueNonce(@Req() { user: key }: ApiKeyRequest): Promise<IssuedNonceDto> {
     return this.nonces.issue(key);
   }
 }
