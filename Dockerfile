@@ -16,4 +16,5 @@ COPY package.json prisma.config.ts ./
 COPY prisma ./prisma
 USER node
 EXPOSE 3000
-CMD ["node", "dist/main.js"]
+# The flag is start:prod's (package.json; docs/DECISIONS.md, "Young generation").
+CMD ["node", "--max-semi-space-size=64", "dist/main.js"]

@@ -106,10 +106,17 @@ function killAllNow() {
   }
 }
 
-/** Starts the built app (dist/main.js) and waits until /health answers. */
+/** The V8 flags the app runs with in production: those of package.json's `start:prod`. */
+const APP_NODE_FLAGS = require('../package.json')
+  .scripts['start:prod'].split(/\s+/)
+  .filter((arg) => arg.startsWith('--'));
+
+const APP_NODE_COMMAND = ['node', ...APP_NODE_FLAGS, 'dist/main.js'].join(' ');
+
+/** Starts the built app (dist/main.js) as `npm run start:prod` runs it and waits until /health answers. */
 async function startApp(env, nodeFlags = []) {
   const port = await freePort();
-  const child = startNode([...nodeFlags, 'dist/main.js'], { NODE_ENV: 'production', PORT: String(port), ...env });
+  const child = startNode([...APP_NODE_FLAGS, ...nodeFlags, 'dist/main.js'], { NODE_ENV: 'production', PORT: String(port), ...env });
   await waitHttp(child, port, '/health');
   return { child, port, pid: child.pid };
 }
@@ -350,6 +357,7 @@ module.exports = {
   log,
   pinSelfToLoadCore,
   startApp,
+  APP_NODE_COMMAND,
   startBare,
   startFloor,
   flood,

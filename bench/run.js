@@ -484,7 +484,7 @@ ${
     : ''
 }
 The bare \`node:http\` reference (bench/bare-server.js: small JSON + 3 headers) and the real app
-(\`node dist/main.js\`, NODE_ENV=production) are measured in the same run, each alone on core 0
+(\`${L.APP_NODE_COMMAND}\`, as \`npm run start:prod\` runs it, NODE_ENV=production) are measured in the same run, each alone on core 0
 (\`taskset -c 0\`${L.HAS_TASKSET ? '' : ' — **not available here, figures are unpinned**'}); autocannon runs in bench/run.js, pinned to core 1, with 50
 connections over 127.0.0.1. Each scenario: ${TIMING.warmup} s warm-up, then ${TIMING.runs} measured runs of ${TIMING.duration} s;
 the table gives medians (the last column lists the ${TIMING.runs} runs' req/s). Modes: ${modeNote}.
