@@ -31,7 +31,13 @@ interface Bucket {
 @Injectable()
 export class UsageRecorder implements OnModuleInit {
   private readonly logger = new Logger(UsageRecorder.name);
-  private pending = new Map<string, Bucket>();
+  /**
+   * Subject → endpoint → its buckets (one per status and minute, a handful). Nested maps, not one
+   * map keyed by a string of all five: building and hashing that string on every request cost
+   * five times the look-up (docs/PERFORMANCE.md).
+   */
+  private pending = new Map<string, Map<string, Bucket[]>>();
+  private bucketCount = 0;
   private timer?: NodeJS.Timeout;
   private janitor?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
@@ -49,13 +55,20 @@ export class UsageRecorder implements OnModuleInit {
   }
 
   record({ principal, endpoint, status, at }: UsageHit): void {
-    const subjectKind = principal.kind;
     const subjectId = principal.kind === 'apiKey' ? principal.keyId : principal.userId;
-    const minute = at - (at % 60_000);
-    const key = `${subjectId}|${endpoint}|${status}|${minute}`;
-    const bucket = this.pending.get(key);
-    if (bucket !== undefined) bucket.count += 1;
-    else this.pending.set(key, { accountId: principal.accountId, subjectKind, subjectId, endpoint, status, minute, count: 1 });
+    this.bucket(principal.accountId, principal.kind, subjectId, endpoint, status, at - (at % 60_000)).count += 1;
+  }
+
+  private bucket(accountId: string, subjectKind: Bucket['subjectKind'], subjectId: string, endpoint: string, status: number, minute: number): Bucket {
+    let byEndpoint = this.pending.get(subjectId);
+    if (byEndpoint === undefined) this.pending.set(subjectId, (byEndpoint = new Map()));
+    let buckets = byEndpoint.get(endpoint);
+    if (buckets === undefined) byEndpoint.set(endpoint, (buckets = []));
+    for (const b of buckets) if (b.status === status && b.minute === minute) return b;
+    const bucket: Bucket = { accountId, subjectKind, subjectId, endpoint, status, minute, count: 0 };
+    buckets.push(bucket);
+    this.bucketCount += 1;
+    return bucket;
   }
 
   /** Serialised, so a slow flush and the next tick never write the same buckets twice. */
@@ -65,13 +78,13 @@ export class UsageRecorder implements OnModuleInit {
   }
 
   private async write(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const batch = this.pending;
+    if (this.bucketCount === 0) return;
+    const b = [...this.pending.values()].flatMap((byEndpoint) => [...byEndpoint.values()].flat());
     this.pending = new Map();
+    this.bucketCount = 0;
     try {
       // One INSERT of seven arrays, not createMany: with hundreds of buckets, Prisma's in-process
       // query compiler over thousands of parameters cost the request path ~20% (docs/BENCHMARKS.md).
-      const b = [...batch.values()];
       await this.prisma.$executeRaw`
         INSERT INTO "UsageCounter" ("accountId", "subjectKind", "subjectId", "endpoint", "status", "minute", "count")
         SELECT a::uuid, k, s::uuid, e, st, (m::timestamptz AT TIME ZONE 'UTC'), c
@@ -80,12 +93,8 @@ export class UsageRecorder implements OnModuleInit {
                     ${b.map((x) => new Date(x.minute).toISOString())}::text[], ${b.map((x) => x.count)}::int[])
              AS v(a, k, s, e, st, m, c)`;
     } catch (err) {
-      for (const [key, b] of batch) {
-        const now = this.pending.get(key);
-        if (now !== undefined) now.count += b.count;
-        else this.pending.set(key, b);
-      }
-      this.logger.warn(`Could not write ${batch.size} usage buckets; will retry: ${(err as Error).message}`);
+      for (const x of b) this.bucket(x.accountId, x.subjectKind, x.subjectId, x.endpoint, x.status, x.minute).count += x.count;
+      this.logger.warn(`Could not write ${b.length} usage buckets; will retry: ${(err as Error).message}`);
     }
   }
 
