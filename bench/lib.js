@@ -106,17 +106,19 @@ function killAllNow() {
   }
 }
 
-/** The V8 flags the app runs with in production: those of package.json's `start:prod`. */
-const APP_NODE_FLAGS = require('../package.json')
-  .scripts['start:prod'].split(/\s+/)
-  .filter((arg) => arg.startsWith('--'));
+/** The node flags the app runs with in production: those of `start:prod` in its package.json (else this checkout's). */
+function appNodeFlags(dir = appDir) {
+  const own = path.join(dir, 'package.json');
+  const pkg = JSON.parse(fs.readFileSync(fs.existsSync(own) ? own : path.join(ROOT, 'package.json'), 'utf8'));
+  return pkg.scripts['start:prod'].split(/\s+/).filter((arg) => arg.startsWith('--'));
+}
 
-const APP_NODE_COMMAND = ['node', ...APP_NODE_FLAGS, 'dist/main.js'].join(' ');
+const appNodeCommand = () => ['node', ...appNodeFlags(), 'dist/main.js'].join(' ');
 
 /** Starts the built app (dist/main.js) as `npm run start:prod` runs it and waits until /health answers. */
 async function startApp(env, nodeFlags = []) {
   const port = await freePort();
-  const child = startNode([...APP_NODE_FLAGS, ...nodeFlags, 'dist/main.js'], { NODE_ENV: 'production', PORT: String(port), ...env });
+  const child = startNode([...appNodeFlags(), ...nodeFlags, 'dist/main.js'], { NODE_ENV: 'production', PORT: String(port), ...env });
   await waitHttp(child, port, '/health');
   return { child, port, pid: child.pid };
 }
@@ -357,7 +359,7 @@ module.exports = {
   log,
   pinSelfToLoadCore,
   startApp,
-  APP_NODE_COMMAND,
+  appNodeCommand,
   startBare,
   startFloor,
   flood,

@@ -1,0 +1,137 @@
+'use strict';
+// Compares builds of Gatehouse on the API-key path, for a change too small for `npm run bench` to
+// see: `npm run bench:ab -- HEAD~1 worktree` (or any git revisions; `worktree` is the working tree,
+// uncommitted changes included). A side may add environment variables: `worktree:USAGE_RECORDING=off`.
+//
+// Each side is built into a temporary directory and started once (embedded default, 400 keys, as
+// bench/run.js), then measured in turns — one side runs while the others are stopped (SIGSTOP) —
+// so the machine's drift hits every side alike. Besides req/s and CPU µs per request, it counts
+// the instructions the server executes per request with `perf stat` where the kernel allows it:
+// they move by ~1% between measurements where req/s moves by 10–25% (docs/PERFORMANCE.md).
+//
+// Options: --rounds N (default 4), --duration S (per measurement, default 4), --scenario allowed|limited.
+const { execFileSync, spawn } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const L = require('./lib');
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv.splice(i, 2)[1] : fallback;
+};
+const ROUNDS = Number(option('rounds', 4));
+const DURATION = Number(option('duration', 4));
+const SCENARIO = option('scenario', 'allowed');
+const specs = argv.length ? argv : ['HEAD', 'worktree'];
+const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-ab-'));
+
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+
+/** A built copy of `rev` (dist/, prisma/, package.json; node_modules linked from this checkout). */
+function build(rev) {
+  const dir = fs.mkdtempSync(path.join(tmpRoot, 'build-'));
+  if (rev === 'worktree') {
+    for (const f of ['src', 'prisma', 'package.json', 'prisma.config.ts', 'tsconfig.json', 'tsconfig.build.json']) {
+      fs.cpSync(path.join(L.ROOT, f), path.join(dir, f), { recursive: true, filter: (p) => !p.includes(`${path.sep}generated${path.sep}`) });
+    }
+  } else {
+    run('sh', ['-c', `git archive ${JSON.stringify(rev)} | tar -x -C ${JSON.stringify(dir)}`], L.ROOT);
+  }
+  fs.symlinkSync(path.join(L.ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  run(path.join(L.ROOT, 'node_modules/.bin/prisma'), ['generate'], dir);
+  run(path.join(L.ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], dir);
+  return dir;
+}
+
+/** Instructions (user, kernel) the process executes until `stop()`; undefined where perf cannot count. */
+function countInstructions(pid) {
+  let out = '';
+  let perf;
+  try {
+    perf = spawn('perf', ['stat', '-x,', '-e', 'instructions:u,instructions:k', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch {
+    return { stop: async () => undefined };
+  }
+  perf.on('error', () => {});
+  perf.stderr.on('data', (d) => (out += d));
+  const closed = new Promise((resolve) => perf.on('close', resolve));
+  return {
+    async stop() {
+      perf.kill('SIGINT');
+      await closed;
+      const counts = out
+        .split('\n')
+        .filter((l) => l.includes('instructions'))
+        .map((l) => Number(l.split(',')[0]));
+      return counts.length === 2 && counts.every(Number.isFinite) ? { user: counts[0], kernel: counts[1] } : undefined;
+    },
+  };
+}
+
+async function main() {
+  L.pinSelfToLoadCore();
+  L.setLogDir(tmpRoot);
+  const sides = [];
+  for (const spec of specs) {
+    const [rev, ...envPairs] = spec.split(':');
+    const env = Object.fromEntries(envPairs.join(':').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    L.log(`building ${rev}`);
+    L.setAppDir(build(rev));
+    const app = await L.startApp({
+      JWT_SECRET: crypto.randomBytes(48).toString('base64'),
+      BOOTSTRAP_OWNER_EMAIL: L.OWNER.email,
+      BOOTSTRAP_OWNER_PASSWORD: L.OWNER.password,
+      DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')),
+      ...env,
+    });
+    const acct = await L.setupAccount(app.port, { keyCount: 400, userCount: 0 });
+    const keys = SCENARIO === 'limited' ? [acct.limitedKey] : acct.keys;
+    const opts = () => ({
+      url: `http://${L.HOST}:${app.port}`,
+      requests: keys.map((k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })),
+    });
+    await L.cannon({ ...opts(), duration: 10 }); // warm: every key looked up, JIT settled
+    process.kill(app.pid, 'SIGSTOP');
+    sides.push({ spec, app, opts, rps: [], cpu: [], instr: [], p99: [] });
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const side of round % 2 ? [...sides].reverse() : sides) {
+      process.kill(side.app.pid, 'SIGCONT');
+      await L.cannon({ ...side.opts(), duration: 1 });
+      const counter = countInstructions(side.app.pid);
+      await L.sleep(100);
+      const m = await L.measure(side.app.pid, side.opts, { warmup: 0, duration: DURATION, runs: 1, quietWaitS: 3 });
+      const instr = await counter.stop();
+      process.kill(side.app.pid, 'SIGSTOP');
+      side.rps.push(m.rps);
+      side.cpu.push(m.cpuUsPerReq);
+      side.p99.push(m.p99);
+      if (instr) side.instr.push((instr.user + instr.kernel) / m.total / 1000);
+      L.log(`${side.spec}: ${Math.round(m.rps)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs/req${instr ? `, ${side.instr.at(-1).toFixed(1)}k instructions/req` : ''}`);
+    }
+  }
+  console.log(`\n${SCENARIO} path, ${ROUNDS} rounds of ${DURATION} s; medians [each round]\n`);
+  console.log('| build | req/s | CPU µs/req | k instructions/req | p99 ms | RSS MiB |\n|---|---|---|---|---|---|');
+  const list = (xs, d) => xs.map((x) => x.toFixed(d)).join(' ');
+  for (const s of sides) {
+    process.kill(s.app.pid, 'SIGCONT');
+    const instr = s.instr.length ? `${L.median(s.instr).toFixed(1)} [${list(s.instr, 1)}]` : '– (perf stat unavailable)';
+    console.log(`| ${s.spec} | ${Math.round(L.median(s.rps))} [${list(s.rps, 0)}] | ${L.median(s.cpu).toFixed(1)} [${list(s.cpu, 1)}] | ${instr} | ${L.median(s.p99)} | ${L.rssMiB(s.app.pid).toFixed(0)} |`);
+  }
+  for (const s of sides) await L.stop(s.app.child);
+}
+
+process.on('exit', () => {
+  L.killAllNow();
+  fs.rmSync(tmpRoot, { recursive: true, force: true });
+});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(`bench:ab failed: ${err.stack || err}`);
+    process.exit(1);
+  },
+);
