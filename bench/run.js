@@ -125,14 +125,19 @@ async function runMode(modeName) {
     commands.push(`${shown.join(' ')} JWT_SECRET=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`);
     const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: USERS });
     L.log(`${modeName}: ${acct.keys.length} keys, ${acct.tokens.length} members ready`);
-    await scenario('API-key ping, allowed', modeName, app, pingAllowed(app, acct.keys));
+    const ping = await scenario('API-key ping, allowed', modeName, app, pingAllowed(app, acct.keys));
     if (!QUICK) {
       await scenario('API-key ping, 429 (one exhausted key)', modeName, app, () => ({
         url: url(app.port),
         requests: [{ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': acct.limitedKey } }],
       }));
+      // The members may send 1200 a minute each: where the warm-up and three runs would send more
+      // (a fast machine; judged from the ping's rate), each phase sends a quarter of 90% of that.
+      const meBudget = Math.floor((acct.tokens.length * 1200 * 0.9) / 4);
+      const meAmount = ping.rps * Math.max(TIMING.warmup, TIMING.duration) > meBudget ? meBudget : undefined;
       await scenario(`JWT GET /auth/me (${acct.tokens.length} users)`, modeName, app, () => ({
         url: url(app.port),
+        ...(meAmount ? { amount: meAmount } : {}),
         requests: rotate(acct.tokens, (t) => ({ method: 'GET', path: '/api/v1/auth/me', headers: { authorization: `Bearer ${t}` } })),
       }));
       const nonces = [];
@@ -422,8 +427,15 @@ function targets(bare, soak) {
   const verdict = (ok) => (ok === undefined ? '–' : ok ? 'met' : '**not met**');
   const rows = [];
   const allowed = { embedded: find('embedded', 'API-key ping, allowed'), pg: find('pg', 'API-key ping, allowed') };
-  if (allowed.pg) rows.push(['API-key request, PostgreSQL + Redis: >= 0.40 × bare, p99 <= 10 ms', `${fmt(ratio(allowed.pg), 2)} ×, p99 ${fmt(allowed.pg.p99)} ms`, verdict(ratio(allowed.pg) >= 0.4 && allowed.pg.p99 <= 10)]);
-  if (allowed.embedded) rows.push(['API-key request, embedded: >= 0.55 × bare', `${fmt(ratio(allowed.embedded), 2)} ×`, verdict(ratio(allowed.embedded) >= 0.55)]);
+  // The floor each ratio is best read against, measured in this run (see the rows below the table).
+  const floorNote = (label, prefix) => {
+    const r = find('reference', prefix);
+    return r ? ` (${label}: ${fmt(ratio(r), 2)} ×)` : '';
+  };
+  const redisFloor = floorNote('minimal guard, counter in Redis', 'NestJS + Fastify + minimal key guard, counter in Redis');
+  const leanFloor = floorNote('the stack run as Gatehouse runs it', 'NestJS + Fastify + passport strategy and ThrottlerGuard');
+  if (allowed.pg) rows.push(['API-key request, PostgreSQL + Redis: >= 0.40 × bare, p99 <= 10 ms', `${fmt(ratio(allowed.pg), 2)} ×, p99 ${fmt(allowed.pg.p99)} ms${redisFloor}`, verdict(ratio(allowed.pg) >= 0.4 && allowed.pg.p99 <= 10)]);
+  if (allowed.embedded) rows.push(['API-key request, embedded: >= 0.55 × bare', `${fmt(ratio(allowed.embedded), 2)} ×${leanFloor}`, verdict(ratio(allowed.embedded) >= 0.55)]);
   for (const mode of Object.keys(MODES)) {
     const over = find(mode, 'API-key ping, 429');
     if (over && allowed[mode]) rows.push([`429 costs no more than an allowed request (${mode}, CPU µs/request)`, `${fmt(over.cpuUsPerReq)} vs ${fmt(allowed[mode].cpuUsPerReq)}`, verdict(over.cpuUsPerReq <= allowed[mode].cpuUsPerReq * 1.05)]);
@@ -484,7 +496,7 @@ ${
     : ''
 }
 The bare \`node:http\` reference (bench/bare-server.js: small JSON + 3 headers) and the real app
-(\`${L.APP_NODE_COMMAND}\`, as \`npm run start:prod\` runs it, NODE_ENV=production) are measured in the same run, each alone on core 0
+(\`${L.appNodeCommand()}\`, as \`npm run start:prod\` runs it, NODE_ENV=production) are measured in the same run, each alone on core 0
 (\`taskset -c 0\`${L.HAS_TASKSET ? '' : ' — **not available here, figures are unpinned**'}); autocannon runs in bench/run.js, pinned to core 1, with 50
 connections over 127.0.0.1. Each scenario: ${TIMING.warmup} s warm-up, then ${TIMING.runs} measured runs of ${TIMING.duration} s;
 the table gives medians (the last column lists the ${TIMING.runs} runs' req/s). Modes: ${modeNote}.
@@ -519,7 +531,8 @@ How the scenarios get a meaningful mix of answers: the account is moved to the \
 the allowed-path and nonce scenarios rotate ${KEYS} API keys (all of one account) so almost all
 answers are 2xx; the 429 path uses one extra key, exhausted during the warm-up; \`/auth/me\` rotates
 the JWTs of ${USERS} members (invited, and accepted from 127.0.0.2… because an anonymous route allows
-30/min per client IP); nonce verify sends each nonce issued in the issue scenario exactly once.
+30/min per client IP), and where the ping's rate says the runs would send more than their 1200 a minute,
+each phase sends a fixed quarter of 90% of that instead of running for its seconds; nonce verify sends each nonce issued in the issue scenario exactly once.
 Login allows 30/min per client IP, so the login flood is almost all 429 — the figure shows what a
 flood costs, not how fast logins are. "API-key ping during a login flood" runs the allowed-path load
 while ${LOGIN_FLOOD_IPS.length} client IPs (127.0.1.x) send right-password logins as fast as they are answered, 2 at a time
