@@ -2,6 +2,12 @@
 // Compares builds of Gatehouse on the API-key path, for a change too small for `npm run bench` to
 // see: `npm run bench:ab -- HEAD~1 worktree` (or any git revisions; `worktree` is the working tree,
 // uncommitted changes included). A side may add environment variables: `worktree:USAGE_RECORDING=off`.
+// `worktree:pg` runs that side on PostgreSQL + Redis (127.0.0.1; a database made for the run and
+// dropped after it, keys under their own prefix) instead of the embedded default.
+// `bare` adds the bare node:http reference and `floor:<mode>` a bench/floor-server.js mode, so that
+// issue 6's ratios can be read per round, each against a reference measured seconds apart
+// (`npm run bench:ab -- bare worktree floor:stack-lean`); the table then gives each side's req/s
+// as a multiple of the bare reference's in the same round.
 //
 // Each side is built into a temporary directory and started once (embedded default, 400 keys, as
 // bench/run.js), then measured in turns — one side runs while the others are stopped (SIGSTOP) —
@@ -71,15 +77,57 @@ function countInstructions(pid) {
   };
 }
 
+const PG_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
+const databases = [];
+
+/** A fresh database (migrated by the build in `dir`) and Redis prefix for one side. */
+async function postgresAndRedis(dir, n) {
+  const { Client } = require('pg');
+  const name = `gatehouse_ab_${process.pid}_${n}`;
+  const admin = new Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  databases.push(name);
+  const DATABASE_URL = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
+  execFileSync(path.join(L.ROOT, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], { cwd: dir, env: { ...process.env, DATABASE_URL }, stdio: 'ignore' });
+  return { DATABASE_URL, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}-${n}:` };
+}
+
+async function dropDatabases() {
+  if (databases.length === 0) return;
+  const { Client } = require('pg');
+  const admin = new Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
+
 async function main() {
   L.pinSelfToLoadCore();
   L.setLogDir(tmpRoot);
   const sides = [];
+  const floorKeys = Array.from({ length: 400 }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
   for (const spec of specs) {
     const [rev, ...envPairs] = spec.split(':');
+    if (rev === 'bare' || rev === 'floor') {
+      const server = rev === 'bare' ? await L.startBare() : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` });
+      const opts = () => ({
+        url: `http://${L.HOST}:${server.port}`,
+        requests: floorKeys.map((k) => ({ method: 'GET', path: rev === 'bare' ? '/' : '/api/v1/public/ping', headers: { 'x-api-key': k } })),
+      });
+      await L.cannon({ ...opts(), duration: 5 });
+      process.kill(server.pid, 'SIGSTOP');
+      sides.push({ spec, app: server, opts, rps: [], cpu: [], instr: [], p99: [] });
+      continue;
+    }
+    const pg = envPairs[0] === 'pg';
+    if (pg) envPairs.shift();
     const env = Object.fromEntries(envPairs.join(':').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
     L.log(`building ${rev}`);
-    L.setAppDir(build(rev));
+    const dir = build(rev);
+    L.setAppDir(dir);
+    if (pg) Object.assign(env, await postgresAndRedis(dir, sides.length));
     const app = await L.startApp({
       JWT_SECRET: crypto.randomBytes(48).toString('base64'),
       BOOTSTRAP_OWNER_EMAIL: L.OWNER.email,
@@ -114,14 +162,24 @@ async function main() {
     }
   }
   console.log(`\n${SCENARIO} path, ${ROUNDS} rounds of ${DURATION} s; medians [each round]\n`);
-  console.log('| build | req/s | CPU µs/req | k instructions/req | p99 ms | RSS MiB |\n|---|---|---|---|---|---|');
+  const bare = sides.find((s) => s.spec === 'bare');
+  console.log(`| build | req/s | ${bare ? '× bare, same round | ' : ''}CPU µs/req | k instructions/req | p99 ms | RSS MiB |`);
+  console.log(`|---|---|${bare ? '---|' : ''}---|---|---|---|`);
   const list = (xs, d) => xs.map((x) => x.toFixed(d)).join(' ');
   for (const s of sides) {
     process.kill(s.app.pid, 'SIGCONT');
     const instr = s.instr.length ? `${L.median(s.instr).toFixed(1)} [${list(s.instr, 1)}]` : '– (perf stat unavailable)';
-    console.log(`| ${s.spec} | ${Math.round(L.median(s.rps))} [${list(s.rps, 0)}] | ${L.median(s.cpu).toFixed(1)} [${list(s.cpu, 1)}] | ${instr} | ${L.median(s.p99)} | ${L.rssMiB(s.app.pid).toFixed(0)} |`);
+    const ratios = bare ? s.rps.map((r, i) => r / bare.rps[i]) : [];
+    const times = bare ? ` ${L.median(ratios).toFixed(2)} [${list(ratios, 2)}] |` : '';
+    console.log(`| ${s.spec} | ${Math.round(L.median(s.rps))} [${list(s.rps, 0)}] |${times} ${L.median(s.cpu).toFixed(1)} [${list(s.cpu, 1)}] | ${instr} | ${L.median(s.p99)} | ${L.rssMiB(s.app.pid).toFixed(0)} |`);
   }
   for (const s of sides) await L.stop(s.app.child);
+}
+
+async function finish(code) {
+  L.killAllNow();
+  await dropDatabases().catch((err) => console.error(`could not drop ${databases.join(', ')}: ${err.message}`));
+  process.exit(code);
 }
 
 process.on('exit', () => {
@@ -129,9 +187,9 @@ process.on('exit', () => {
   fs.rmSync(tmpRoot, { recursive: true, force: true });
 });
 main().then(
-  () => process.exit(0),
+  () => finish(0),
   (err) => {
     console.error(`bench:ab failed: ${err.stack || err}`);
-    process.exit(1);
+    return finish(1);
   },
 );
