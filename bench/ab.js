@@ -17,7 +17,6 @@
 //
 // Options: --rounds N (default 4), --duration S (per measurement, default 4), --scenario allowed|limited.
 const { execFileSync, spawn } = require('node:child_process');
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -82,32 +81,22 @@ const databases = [];
 
 /** A fresh database (migrated by the build in `dir`) and Redis prefix for one side. */
 async function postgresAndRedis(dir, n) {
-  const { Client } = require('pg');
   const name = `gatehouse_ab_${process.pid}_${n}`;
-  const admin = new Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  const DATABASE_URL = await L.createDatabase(PG_ADMIN_URL, name);
   databases.push(name);
-  const DATABASE_URL = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
   execFileSync(path.join(L.ROOT, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], { cwd: dir, env: { ...process.env, DATABASE_URL }, stdio: 'ignore' });
   return { DATABASE_URL, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}-${n}:` };
 }
 
 async function dropDatabases() {
-  if (databases.length === 0) return;
-  const { Client } = require('pg');
-  const admin = new Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.end();
+  for (const name of databases) await L.dropDatabase(PG_ADMIN_URL, name);
 }
 
 async function main() {
   L.pinSelfToLoadCore();
   L.setLogDir(tmpRoot);
   const sides = [];
-  const floorKeys = Array.from({ length: 400 }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
+  const floorKeys = L.randomKeys(400);
   for (const spec of specs) {
     const [rev, ...envPairs] = spec.split(':');
     if (rev === 'bare' || rev === 'floor') {
@@ -128,13 +117,7 @@ async function main() {
     const dir = build(rev);
     L.setAppDir(dir);
     if (pg) Object.assign(env, await postgresAndRedis(dir, sides.length));
-    const app = await L.startApp({
-      JWT_SECRET: crypto.randomBytes(48).toString('base64'),
-      BOOTSTRAP_OWNER_EMAIL: L.OWNER.email,
-      BOOTSTRAP_OWNER_PASSWORD: L.OWNER.password,
-      DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')),
-      ...env,
-    });
+    const app = await L.startApp(L.appEnv({ DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')), ...env }));
     const acct = await L.setupAccount(app.port, { keyCount: 400, userCount: 0 });
     const keys = SCENARIO === 'limited' ? [acct.limitedKey] : acct.keys;
     const opts = () => ({

@@ -2,6 +2,7 @@
 // Shared helpers for bench/run.js and bench/profile.js: servers, loopback HTTP, account setup,
 // autocannon runs with server CPU and RSS read from /proc. Plain CommonJS, no build.
 const { spawn, execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
@@ -114,6 +115,39 @@ function appNodeFlags(dir = appDir) {
 }
 
 const appNodeCommand = () => ['node', ...appNodeFlags(), 'dist/main.js'].join(' ');
+
+/** The secrets and bootstrap owner every benchmarked app starts with, plus `extra`. */
+function appEnv(extra) {
+  return {
+    JWT_SECRET: crypto.randomBytes(48).toString('base64'),
+    BOOTSTRAP_OWNER_EMAIL: OWNER.email,
+    BOOTSTRAP_OWNER_PASSWORD: OWNER.password,
+    ...extra,
+  };
+}
+
+/** `n` random keys in the app's format, for the reference servers (which register any key on first sight). */
+const randomKeys = (n) => Array.from({ length: n }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
+
+/** Runs `sql` (CREATE / DROP DATABASE) on the PostgreSQL server of `adminUrl`. */
+async function adminQuery(adminUrl, sql) {
+  const { Client } = require('pg');
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Creates database `name` beside `adminUrl`'s and returns its URL. */
+async function createDatabase(adminUrl, name) {
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}`);
+  return adminUrl.replace(/\/[^/]*$/, `/${name}`);
+}
+
+const dropDatabase = (adminUrl, name) => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 
 /** Starts the built app (dist/main.js) as `npm run start:prod` runs it and waits until /health answers. */
 async function startApp(env, nodeFlags = []) {
@@ -360,6 +394,10 @@ module.exports = {
   pinSelfToLoadCore,
   startApp,
   appNodeCommand,
+  appEnv,
+  randomKeys,
+  createDatabase,
+  dropDatabase,
   startBare,
   startFloor,
   flood,

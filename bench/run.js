@@ -5,7 +5,6 @@
 // `npm run bench -- --quick`: bare + API-key ping on the embedded default, short runs, no doc.
 // Loopback only; every loop is bounded; servers are killed on the way out, even on failure.
 const { execFileSync } = require('node:child_process');
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -57,21 +56,12 @@ const MODES = {
   pg: {
     label: 'PostgreSQL + Redis',
     async prepare() {
-      const { Client } = require('pg');
-      const admin = new Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${DB_NAME}`);
-      await admin.end();
-      const DATABASE_URL = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${DB_NAME}`);
+      const DATABASE_URL = await L.createDatabase(PG_ADMIN_URL, DB_NAME);
       sh('npx', ['prisma', 'migrate', 'deploy'], { DATABASE_URL });
       return { DATABASE_URL, REDIS_URL, REDIS_KEY_PREFIX: REDIS_PREFIX, DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')) };
     },
     async cleanup() {
-      const { Client } = require('pg');
-      const admin = new Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-      await admin.end();
+      await L.dropDatabase(PG_ADMIN_URL, DB_NAME);
       const Redis = require('ioredis');
       const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
       await redis.connect();
@@ -86,15 +76,6 @@ const MODES = {
     },
   },
 };
-
-function appEnv(extra) {
-  return {
-    JWT_SECRET: crypto.randomBytes(48).toString('base64'),
-    BOOTSTRAP_OWNER_EMAIL: L.OWNER.email,
-    BOOTSTRAP_OWNER_PASSWORD: L.OWNER.password,
-    ...extra,
-  };
-}
 
 // ---------------------------------------------------------------- scenarios
 
@@ -120,7 +101,7 @@ async function runMode(modeName) {
   const env = await mode.prepare();
   try {
     // Recording on (the default): every scenario.
-    let app = await L.startApp(appEnv({ ...env, USAGE_RECORDING: 'on' }));
+    let app = await L.startApp(L.appEnv({ ...env, USAGE_RECORDING: 'on' }));
     const shown = Object.entries({ NODE_ENV: 'production', ...env, USAGE_RECORDING: 'on|off' }).map(([k, v]) => `${k}=${v}`);
     commands.push(`${shown.join(' ')} JWT_SECRET=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`);
     const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: USERS });
@@ -229,7 +210,7 @@ async function recordingAB(modeName, env, acct) {
   for (const first of ['on', 'off']) {
     const names = first === 'on' ? ['on', 'off'] : ['off', 'on'];
     for (const name of names) {
-      sides[name].app = await L.startApp(appEnv({ ...sideEnv(), USAGE_RECORDING: name }));
+      sides[name].app = await L.startApp(L.appEnv({ ...sideEnv(), USAGE_RECORDING: name }));
       sides[name].keys = await keysOf(sides[name].app);
     }
     L.log(`${modeName}: usage recording on vs off, alternating (${first} started first)`);
@@ -271,8 +252,7 @@ async function recordingAB(modeName, env, acct) {
   }
 }
 
-/** Keys for the floor servers, which register any key on first sight: the app's format, random. */
-const floorKeys = () => Array.from({ length: KEYS }, () => `gh_${crypto.randomBytes(24).toString('base64url')}`);
+const floorKeys = () => L.randomKeys(KEYS);
 
 /**
  * NestJS + Fastify alone, with issue 6's minimal key guard in three forms, and with the stack
@@ -305,7 +285,7 @@ async function runFloors() {
  */
 async function runSoak() {
   const env = await MODES.embedded.prepare();
-  const app = await L.startApp(appEnv({ ...env }));
+  const app = await L.startApp(L.appEnv({ ...env }));
   const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 });
   L.log(`soak: ${SOAK_MINUTES} min of API-key ping`);
   const samples = [];
@@ -365,7 +345,7 @@ async function runProfile() {
   const preload = ['-r', path.join(__dirname, 'cpu-profile-preload.js')];
   const out = path.join(tmpRoot, 'ping.cpuprofile');
   const env = await MODES.embedded.prepare();
-  const app = await L.startApp(appEnv({ ...env, CPU_PROFILE_OUT: out }), preload);
+  const app = await L.startApp(L.appEnv({ ...env, CPU_PROFILE_OUT: out }), preload);
   commands.push(`${app.child.command}   # profile: SIGWINCH starts/stops the V8 sampling profiler (as --cpu-prof)`);
   const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 });
   const ping = await profileUnderLoad(app, out, acct.keys);
