@@ -37,7 +37,6 @@ export class UsageRecorder implements OnModuleInit {
    * five times the look-up (docs/PERFORMANCE.md).
    */
   private pending = new Map<string, Map<string, Bucket[]>>();
-  private bucketCount = 0;
   private timer?: NodeJS.Timeout;
   private janitor?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
@@ -67,7 +66,6 @@ export class UsageRecorder implements OnModuleInit {
     for (const b of buckets) if (b.status === status && b.minute === minute) return b;
     const bucket: Bucket = { accountId, subjectKind, subjectId, endpoint, status, minute, count: 0 };
     buckets.push(bucket);
-    this.bucketCount += 1;
     return bucket;
   }
 
@@ -78,10 +76,9 @@ export class UsageRecorder implements OnModuleInit {
   }
 
   private async write(): Promise<void> {
-    if (this.bucketCount === 0) return;
+    if (this.pending.size === 0) return; // a subject is added only with a bucket
     const b = [...this.pending.values()].flatMap((byEndpoint) => [...byEndpoint.values()].flat());
     this.pending = new Map();
-    this.bucketCount = 0;
     try {
       // One INSERT of seven arrays, not createMany: with hundreds of buckets, Prisma's in-process
       // query compiler over thousands of parameters cost the request path ~20% (docs/BENCHMARKS.md).
