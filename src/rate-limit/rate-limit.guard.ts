@@ -25,6 +25,8 @@ import { RateLimitService } from './rate-limit.service';
  * awaits per request (docs/BENCHMARKS.md); `@Throttle()` limits are not used — limits come from
  * the plan (PRODUCT.md §5).
  */
+const SKIPPED = Promise.resolve(true);
+
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   /** `@SkipThrottle()` of the route, for our one throttler. */
@@ -46,30 +48,32 @@ export class RateLimitGuard extends ThrottlerGuard {
     return this.throttlers[0];
   }
 
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.isSkipped(context)) return true;
-    const throttler = this.throttler;
-    return this.handleRequest({
-      context,
-      limit: 0, // the plan's, read in handleRequest
-      ttl: throttler.ttl as number,
-      blockDuration: throttler.ttl as number,
-      throttler,
-      // Not called: handleRequest takes tracker and key from RateLimitService, synchronously.
-      getTracker: this.commonOptions.getTracker!,
-      generateKey: this.commonOptions.generateKey!,
-    });
+  override canActivate(context: ExecutionContext): Promise<boolean> {
+    return this.isSkipped(context) ? SKIPPED : this.count(context);
   }
 
-  protected override async handleRequest({ context, ttl }: ThrottlerRequest): Promise<boolean> {
+  /** The base class's per-throttler step; here the same as canActivate for our one throttler. */
+  protected override handleRequest({ context }: ThrottlerRequest): Promise<boolean> {
+    return this.count(context);
+  }
+
+  /**
+   * Counts the request, writes its headers, refuses it over the limit. One promise chain (the
+   * counter's answer, then this), not nested async functions: each await cost more than the
+   * header it guards (docs/PERFORMANCE.md, "Deciding synchronously").
+   */
+  private count(context: ExecutionContext): Promise<boolean> {
     const http = context.switchToHttp();
     const req = http.getRequest<Request>();
     const limit = this.rateLimits.limitOf(req);
     const key = this.rateLimits.keyOf(req, this.rateLimits.trackerOf(req));
-    const state = await this.rateLimits.hit(key, typeof limit === 'number' ? limit : await limit, ttl);
-    req.rateLimit = state;
-    writeRateLimitHeaders(http.getResponse<Reply>(), state);
-    if (state.exceeded) throw new AppError('rate_limit_exceeded');
-    return true;
+    const ttl = this.throttler.ttl as number;
+    const state = typeof limit === 'number' ? this.rateLimits.hit(key, limit, ttl) : limit.then((l) => this.rateLimits.hit(key, l, ttl));
+    return state.then((s) => {
+      req.rateLimit = s;
+      writeRateLimitHeaders(http.getResponse<Reply>(), s);
+      if (s.exceeded) throw new AppError('rate_limit_exceeded');
+      return true;
+    });
   }
 }

@@ -40,8 +40,8 @@ export class RateLimitService {
     return cached !== undefined ? pick(cached) : this.plans.limitsFor(p.accountId).then(pick);
   }
 
-  async hit(key: string, limit: number, windowMs = WINDOW_MS): Promise<RateLimitState> {
-    return toRateLimitState(limit, await this.storage.increment(key, windowMs, limit, windowMs, 'default'));
+  hit(key: string, limit: number, windowMs = WINDOW_MS): Promise<RateLimitState> {
+    return this.storage.increment(key, windowMs, limit, windowMs, 'default').then((record) => toRateLimitState(limit, record));
   }
 
   peek(key: string): Promise<WindowPeek> {

@@ -6,7 +6,7 @@ import { requirementOf } from '../auth.decorators';
 import { CHALLENGE } from '../challenges';
 import type { ApiKeyPrincipal, Principal, UserPrincipal } from '../principal';
 import { ApiKeyStrategy } from '../strategies/api-key.strategy';
-import { authenticateWith } from '../strategies/authenticate-with';
+import { authenticateWith, StrategyVerdict } from '../strategies/authenticate-with';
 import { JwtStrategy } from '../strategies/jwt.strategy';
 
 /**
@@ -15,6 +15,9 @@ import { JwtStrategy } from '../strategies/jwt.strategy';
  * must count (and add headers to) failed attempts too, so the AuthorizationGuard rethrows
  * `authError` after it. An error that is not an AppError (the database failed) is kept as it is,
  * so it answers 500 or 503, never 401.
+ *
+ * When the strategy decides at once (a cached API key) it answers `true` synchronously, which
+ * spares Nest's guard loop an await (docs/PERFORMANCE.md, "Deciding synchronously").
  */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {
@@ -23,48 +26,78 @@ export class AuthenticationGuard implements CanActivate {
     private readonly jwtStrategy: JwtStrategy,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     const requirement = requirementOf(context);
     if (requirement.method === 'none') return true;
-    try {
-      req.user = requirement.method === 'apiKey' ? await this.apiKey(req) : await this.bearer(req);
-    } catch (err) {
+    const failed = (err: unknown) => {
       req.user = null;
       req.authError = err instanceof Error ? err : new Error(String(err));
+      return true;
+    };
+    try {
+      const principal = requirement.method === 'apiKey' ? this.apiKey(req) : this.bearer(req);
+      if (!(principal instanceof Promise)) {
+        req.user = principal;
+        return true;
+      }
+      return principal.then((user) => {
+        req.user = user;
+        return true;
+      }, failed);
+    } catch (err) {
+      return failed(err);
     }
-    return true;
   }
 
-  private async apiKey(req: Request): Promise<Principal> {
+  private apiKey(req: Request): Principal | Promise<Principal> {
     if (req.headers['x-api-key'] === undefined) {
       throw new AppError('missing_credentials', 'This endpoint needs an X-Api-Key header.').withChallenge(CHALLENGE.apiKey);
     }
-    try {
-      const { user } = await authenticateWith<ApiKeyPrincipal>(this.apiKeyStrategy, req);
-      if (user) return user;
-    } catch (err) {
-      // Not a verdict on the key (e.g. the database failed): never a 401.
-      if (!(err instanceof AppError)) throw err;
-      throw err.status === 401 ? err.withChallenge(CHALLENGE.apiKey) : err;
-    }
-    throw new AppError('invalid_api_key').withChallenge(CHALLENGE.apiKey);
+    return judge(() => authenticateWith<ApiKeyPrincipal>(this.apiKeyStrategy, req), apiKeyFailure, (verdict) => {
+      if (verdict.user) return verdict.user;
+      throw new AppError('invalid_api_key').withChallenge(CHALLENGE.apiKey);
+    });
   }
 
   /** Maps jsonwebtoken's failures onto RFC 6750 answers. */
-  private async bearer(req: Request): Promise<Principal> {
+  private bearer(req: Request): Principal | Promise<Principal> {
     if (req.headers.authorization === undefined) {
       throw new AppError('missing_credentials', 'This endpoint needs an Authorization: Bearer <token> header.').withChallenge(CHALLENGE.bearer);
     }
-    let verdict;
-    try {
-      verdict = await authenticateWith<UserPrincipal>(this.jwtStrategy, req);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      throw err.status === 401 ? err.withChallenge(CHALLENGE.invalidToken) : err;
-    }
-    if (verdict.user) return verdict.user;
-    if (verdict.info instanceof TokenExpiredError) throw new AppError('token_expired').withChallenge(CHALLENGE.expiredToken);
-    throw new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
+    return judge(() => authenticateWith<UserPrincipal>(this.jwtStrategy, req), bearerFailure, (verdict) => {
+      if (verdict.user) return verdict.user;
+      if (verdict.info instanceof TokenExpiredError) throw new AppError('token_expired').withChallenge(CHALLENGE.expiredToken);
+      throw new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
+    });
   }
+}
+
+/**
+ * `principalOf(verdict)` of what `run` decides, synchronously when it decided synchronously; an
+ * error of the strategy (thrown or rejected) goes through `failure` first.
+ */
+function judge<U>(
+  run: () => StrategyVerdict<U> | Promise<StrategyVerdict<U>>,
+  failure: (err: unknown) => never,
+  principalOf: (verdict: StrategyVerdict<U>) => Principal,
+): Principal | Promise<Principal> {
+  let verdict: StrategyVerdict<U> | Promise<StrategyVerdict<U>>;
+  try {
+    verdict = run();
+  } catch (err) {
+    failure(err);
+  }
+  return verdict instanceof Promise ? verdict.then(principalOf, failure) : principalOf(verdict);
+}
+
+/** Not a verdict on the key (e.g. the database failed): never a 401. */
+function apiKeyFailure(err: unknown): never {
+  if (!(err instanceof AppError)) throw err;
+  throw err.status === 401 ? err.withChallenge(CHALLENGE.apiKey) : err;
+}
+
+function bearerFailure(err: unknown): never {
+  if (!(err instanceof AppError)) throw err;
+  throw err.status === 401 ? err.withChallenge(CHALLENGE.invalidToken) : err;
 }

@@ -2,7 +2,16 @@ import { JsonWebTokenError, sign, TokenExpiredError } from 'jsonwebtoken';
 import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ExtractJwt, Strategy as JwtStrategy, VerifiedCallback } from 'passport-jwt';
 import { Strategy } from 'passport-strategy';
-import { authenticateWith } from './authenticate-with';
+import { authenticateWith, StrategyVerdict, verifyWith } from './authenticate-with';
+
+/** What authenticateWith decides, as a promise whether it decided at once or later (the call itself is synchronous). */
+function decided<U>(strategy: Strategy, req: object): Promise<StrategyVerdict<U>> {
+  try {
+    return Promise.resolve(authenticateWith<U>(strategy, req));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
 
 type ApiKeyDone = (err: Error | null, user?: object | false, info?: object) => void;
 
@@ -40,19 +49,19 @@ describe('authenticateWith, with passport-headerapikey', () => {
       done(null, { id: 'principal-1' });
     });
 
-    await expect(authenticateWith(strategy, withApiKey('gh_secret'))).resolves.toEqual({ user: { id: 'principal-1' } });
+    await expect(decided(strategy, withApiKey('gh_secret'))).resolves.toEqual({ user: { id: 'principal-1' } });
     expect(seen).toEqual(['gh_secret']);
   });
 
   it('resolves no user when verify refuses the key', async () => {
     const strategy = apiKeyStrategy((_key, done) => done(null, false));
-    await expect(authenticateWith(strategy, withApiKey('gh_unknown'))).resolves.toEqual({ user: false });
+    await expect(decided(strategy, withApiKey('gh_unknown'))).resolves.toEqual({ user: false });
   });
 
   it('rejects with the error verify reports', async () => {
     const failure = new Error('database down');
     const strategy = apiKeyStrategy((_key, done) => done(failure));
-    await expect(authenticateWith(strategy, withApiKey('gh_secret'))).rejects.toBe(failure);
+    await expect(decided(strategy, withApiKey('gh_secret'))).rejects.toBe(failure);
   });
 
   it('rejects with the error verify throws', async () => {
@@ -60,7 +69,7 @@ describe('authenticateWith, with passport-headerapikey', () => {
     const strategy = apiKeyStrategy(() => {
       throw failure;
     });
-    await expect(authenticateWith(strategy, withApiKey('gh_secret'))).rejects.toBe(failure);
+    await expect(decided(strategy, withApiKey('gh_secret'))).rejects.toBe(failure);
   });
 
   it('resolves no user, without asking verify, when the header is missing', async () => {
@@ -70,7 +79,7 @@ describe('authenticateWith, with passport-headerapikey', () => {
       done(null, { id: 'principal-1' });
     });
 
-    const verdict = await authenticateWith(strategy, { headers: {} });
+    const verdict = await decided(strategy, { headers: {} });
     expect(verdict.user).toBe(false);
     expect(verdict.info).toEqual(expect.objectContaining({ message: 'Missing API Key' }));
     expect(verified).toBe(0);
@@ -84,10 +93,10 @@ describe('authenticateWith, with passport-headerapikey', () => {
     });
     const before = ownState(strategy);
 
-    await authenticateWith(strategy, withApiKey('gh_good'));
-    await authenticateWith(strategy, withApiKey('gh_bad'));
-    await authenticateWith(strategy, withApiKey('gh_error')).catch(() => undefined);
-    await authenticateWith(strategy, { headers: {} });
+    await decided(strategy, withApiKey('gh_good'));
+    await decided(strategy, withApiKey('gh_bad'));
+    await decided(strategy, withApiKey('gh_error')).catch(() => undefined);
+    await decided(strategy, { headers: {} });
 
     expect(ownState(strategy)).toEqual(before);
     for (const action of ACTIONS) expect(action in strategy).toBe(false);
@@ -97,9 +106,9 @@ describe('authenticateWith, with passport-headerapikey', () => {
     const pending = new Map<string, ApiKeyDone>();
     const strategy = apiKeyStrategy((key, done) => pending.set(key, done));
 
-    const good = authenticateWith(strategy, withApiKey('gh_good'));
-    const bad = authenticateWith(strategy, withApiKey('gh_bad'));
-    const broken = authenticateWith(strategy, withApiKey('gh_broken'));
+    const good = decided(strategy, withApiKey('gh_good'));
+    const bad = decided(strategy, withApiKey('gh_bad'));
+    const broken = decided(strategy, withApiKey('gh_broken'));
     expect([...pending.keys()]).toEqual(['gh_good', 'gh_bad', 'gh_broken']);
 
     // Settled in the reverse order of the runs.
@@ -117,7 +126,7 @@ describe('authenticateWith, with passport-headerapikey', () => {
 describe('authenticateWith, with passport-jwt', () => {
   it('resolves the user that verify makes of a valid token', async () => {
     const token = sign({ sub: 'user-1' }, SECRET, { expiresIn: 60 });
-    await expect(authenticateWith(jwtStrategy(), withBearer(token))).resolves.toEqual({ user: { id: 'user-1' } });
+    await expect(decided(jwtStrategy(), withBearer(token))).resolves.toEqual({ user: { id: 'user-1' } });
   });
 
   it('resolves no user, with a TokenExpiredError, for an expired token', async () => {
@@ -128,7 +137,7 @@ describe('authenticateWith, with passport-jwt', () => {
     });
     const token = sign({ sub: 'user-1', exp: Math.floor(Date.now() / 1000) - 60 }, SECRET);
 
-    const verdict = await authenticateWith(strategy, withBearer(token));
+    const verdict = await decided(strategy, withBearer(token));
     expect(verdict.user).toBe(false);
     expect(verdict.info).toBeInstanceOf(TokenExpiredError);
     expect(verified).toBe(0);
@@ -137,27 +146,27 @@ describe('authenticateWith, with passport-jwt', () => {
   it('resolves no user, and no expiry, for a token signed with another secret', async () => {
     const token = sign({ sub: 'user-1' }, 'another-secret-of-reasonable-length-98765', { expiresIn: 60 });
 
-    const verdict = await authenticateWith(jwtStrategy(), withBearer(token));
+    const verdict = await decided(jwtStrategy(), withBearer(token));
     expect(verdict.user).toBe(false);
     expect(verdict.info).toBeInstanceOf(JsonWebTokenError);
     expect(verdict.info).not.toBeInstanceOf(TokenExpiredError);
   });
 
   it('resolves no user when there is no bearer token', async () => {
-    await expect(authenticateWith(jwtStrategy(), { headers: {} })).resolves.toEqual({ user: false, info: expect.any(Error) });
+    await expect(decided(jwtStrategy(), { headers: {} })).resolves.toEqual({ user: false, info: expect.any(Error) });
   });
 
   it('resolves no user when verify refuses the payload', async () => {
     const token = sign({ sub: 'user-1' }, SECRET, { expiresIn: 60 });
     const strategy = jwtStrategy((_payload, done) => done(null, false));
-    await expect(authenticateWith(strategy, withBearer(token))).resolves.toEqual({ user: false });
+    await expect(decided(strategy, withBearer(token))).resolves.toEqual({ user: false });
   });
 
   it('rejects with the error verify reports', async () => {
     const failure = new Error('database down');
     const token = sign({ sub: 'user-1' }, SECRET, { expiresIn: 60 });
     const strategy = jwtStrategy((_payload, done) => done(failure, false));
-    await expect(authenticateWith(strategy, withBearer(token))).rejects.toBe(failure);
+    await expect(decided(strategy, withBearer(token))).rejects.toBe(failure);
   });
 
   it('leaves the strategy object as it was, and keeps interleaved runs apart', async () => {
@@ -165,8 +174,8 @@ describe('authenticateWith, with passport-jwt', () => {
     const strategy = jwtStrategy((payload, done) => pending.set(payload.sub, done));
     const before = ownState(strategy);
 
-    const first = authenticateWith(strategy, withBearer(sign({ sub: 'first' }, SECRET, { expiresIn: 60 })));
-    const second = authenticateWith(strategy, withBearer(sign({ sub: 'second' }, SECRET, { expiresIn: 60 })));
+    const first = decided(strategy, withBearer(sign({ sub: 'first' }, SECRET, { expiresIn: 60 })));
+    const second = decided(strategy, withBearer(sign({ sub: 'second' }, SECRET, { expiresIn: 60 })));
     expect([...pending.keys()]).toEqual(['first', 'second']);
     pending.get('second')!(null, { id: 'second' });
     pending.get('first')!(null, false);
@@ -191,16 +200,96 @@ describe('authenticateWith, with a strategy that neither succeeds nor fails', ()
 
   it('resolves no user when the strategy passes', async () => {
     const strategy = new ScriptedStrategy((self) => self.pass());
-    await expect(authenticateWith(strategy, {})).resolves.toEqual({ user: false });
+    await expect(decided(strategy, {})).resolves.toEqual({ user: false });
   });
 
   it('rejects when the strategy asks for a redirect', async () => {
     const strategy = new ScriptedStrategy((self) => self.redirect('https://elsewhere.example'));
-    await expect(authenticateWith(strategy, {})).rejects.toThrow('redirect');
+    await expect(decided(strategy, {})).rejects.toThrow('redirect');
   });
 
   it('reports a bare failure status as no user, without info', async () => {
     const strategy = new ScriptedStrategy((self) => self.fail(401));
-    await expect(authenticateWith(strategy, {})).resolves.toStrictEqual({ user: false, info: undefined });
+    await expect(decided(strategy, {})).resolves.toStrictEqual({ user: false, info: undefined });
+  });
+});
+
+describe('authenticateWith, deciding at once', () => {
+  it('returns the verdict itself, not a promise, when verify answers before authenticate returns', () => {
+    const strategy = apiKeyStrategy((_key, done) => done(null, { id: 'principal-1' }));
+    expect(authenticateWith(strategy, withApiKey('gh_secret'))).toEqual({ user: { id: 'principal-1' } });
+    const refused = apiKeyStrategy((_key, done) => done(null, false));
+    expect(authenticateWith(refused, withApiKey('gh_secret'))).toEqual({ user: false });
+  });
+
+  it('throws the error of a verify that fails at once', () => {
+    const failure = new Error('database down');
+    const strategy = apiKeyStrategy((_key, done) => done(failure));
+    expect(() => authenticateWith(strategy, withApiKey('gh_secret'))).toThrow(failure);
+  });
+
+  it('returns a promise when verify answers later', async () => {
+    const strategy = apiKeyStrategy((_key, done) => setImmediate(() => done(null, { id: 'late' })));
+    const verdict = authenticateWith(strategy, withApiKey('gh_secret'));
+    expect(verdict).toBeInstanceOf(Promise);
+    await expect(verdict).resolves.toEqual({ user: { id: 'late' } });
+  });
+
+  it('keeps the first decision of a strategy that decides twice', async () => {
+    const strategy = apiKeyStrategy((_key, done) => {
+      done(null, { id: 'first' });
+      done(new Error('second'));
+    });
+    expect(authenticateWith(strategy, withApiKey('gh_secret'))).toEqual({ user: { id: 'first' } });
+    const late = apiKeyStrategy((_key, done) =>
+      setImmediate(() => {
+        done(null, false);
+        done(null, { id: 'second' });
+      }),
+    );
+    await expect(authenticateWith(late, withApiKey('gh_secret'))).resolves.toEqual({ user: false });
+  });
+});
+
+describe('verifyWith', () => {
+  type Done = (err: Error | null, user?: object | false) => void;
+  const calls = () => {
+    const seen: Array<[Error | null, (object | false)?]> = [];
+    const done: Done = (err, user) => void seen.push([err, user]);
+    return { seen, done };
+  };
+
+  it('calls done before returning when validate answers synchronously', () => {
+    const { seen, done } = calls();
+    verifyWith((key: string) => ({ key }))('gh_a', done);
+    expect(seen).toEqual([[null, { key: 'gh_a' }]]);
+  });
+
+  it('hands done what validate throws', () => {
+    const { seen, done } = calls();
+    const failure = new Error('invalid');
+    verifyWith(() => {
+      throw failure;
+    })('gh_a', done);
+    expect(seen).toEqual([[failure, false]]);
+  });
+
+  it('calls done once the promise of validate settles', async () => {
+    const { seen, done } = calls();
+    const failure = new Error('database down');
+    verifyWith((key: string) => Promise.resolve({ key }))('gh_a', done);
+    verifyWith(() => Promise.reject(failure))('gh_b', done);
+    expect(seen).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([
+      [null, { key: 'gh_a' }],
+      [failure, false],
+    ]);
+  });
+
+  it('lets passport-headerapikey decide a key synchronously through authenticateWith', () => {
+    const strategy = new HeaderAPIKeyStrategy({ header: 'X-Api-Key', prefix: '' }, false, verifyWith((key: string) => (key === 'gh_good' ? { id: 'p' } : false)));
+    expect(authenticateWith(strategy, withApiKey('gh_good'))).toEqual({ user: { id: 'p' } });
+    expect(authenticateWith(strategy, withApiKey('gh_bad'))).toEqual({ user: false });
   });
 });
