@@ -1,8 +1,10 @@
 import 'reflect-metadata';
+import { keepTickObjectShape } from './runtime/tick-shape';
 import { createApp } from './app.setup';
 import { loadConfig } from './config/app-config';
 
 async function bootstrap(): Promise<void> {
+  keepTickObjectShape(); // before the embedded database starts (see tick-shape.ts)
   const config = loadConfig();
   const app = await createApp(config);
   await app.listen({ port: config.port, host: '0.0.0.0' });
