@@ -16,6 +16,15 @@
 // they move by ~1% between measurements where req/s moves by 10–25% (docs/PERFORMANCE.md).
 //
 // Options: --rounds N (default 4), --duration S (per measurement, default 4), --scenario allowed|limited.
+//
+// --callgrind, for machines where perf cannot count (`perf stat -e instructions true` says "not
+// supported"): every side runs under valgrind's callgrind instead, and each round counts the
+// instructions of the server's main thread over a fixed number of requests (--requests N, default
+// 4000; 10 connections, 20 keys, 30,000 requests of warm-up). Only those counts are reported:
+// under valgrind a server runs ~100× slower, so its req/s mean nothing. Counts stay within ~3%
+// between rounds; a round that lands on a background optimisation or a flush reads higher, so
+// compare the lowest or the median (docs/PERFORMANCE.md, "A fourth machine"). A side takes 2–4
+// minutes to start under valgrind.
 const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -30,6 +39,8 @@ const option = (name, fallback) => {
 const ROUNDS = Number(option('rounds', 4));
 const DURATION = Number(option('duration', 4));
 const SCENARIO = option('scenario', 'allowed');
+const CALLGRIND = argv.includes('--callgrind') && argv.splice(argv.indexOf('--callgrind'), 1).length > 0;
+const REQUESTS = Number(option('requests', 4000));
 const specs = argv.length ? argv : ['HEAD', 'worktree'];
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-ab-'));
 
@@ -76,6 +87,22 @@ function countInstructions(pid) {
   };
 }
 
+/** Instructions of the server's main thread (callgrind, --callgrind) until `stop()`. */
+function countCallgrind(pid) {
+  execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore' });
+  return {
+    async stop() {
+      execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore' });
+      // --separate-threads=yes: one file per dump and thread; thread 1 is the event loop.
+      const dumps = fs.readdirSync(tmpRoot).filter((f) => f.startsWith(`callgrind.${pid}.`) && f.endsWith('-01'));
+      const last = dumps.sort((a, b) => Number(a.split('.')[2].split('-')[0]) - Number(b.split('.')[2].split('-')[0])).at(-1);
+      const summary = fs.readFileSync(path.join(tmpRoot, last), 'utf8').match(/^summary: (\d+)/m);
+      for (const f of fs.readdirSync(tmpRoot)) if (f.startsWith(`callgrind.${pid}.`)) fs.rmSync(path.join(tmpRoot, f));
+      return summary ? { user: Number(summary[1]), kernel: 0 } : undefined;
+    },
+  };
+}
+
 const PG_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 const databases = [];
 
@@ -95,6 +122,12 @@ async function dropDatabases() {
 async function main() {
   L.pinSelfToLoadCore();
   L.setLogDir(tmpRoot);
+  if (CALLGRIND) {
+    const out = path.join(tmpRoot, 'callgrind.%p');
+    L.setWrapper(['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', '--separate-threads=yes'], 600_000);
+  }
+  // Under callgrind a warm-up by amount (the JIT tiers up by calls, not time) and fewer keys (each is made through the API).
+  const warm = CALLGRIND ? { amount: 30_000, connections: 10 } : { duration: 10 };
   const sides = [];
   const floorKeys = L.randomKeys(400);
   for (const spec of specs) {
@@ -105,7 +138,7 @@ async function main() {
         url: `http://${L.HOST}:${server.port}`,
         requests: floorKeys.map((k) => ({ method: 'GET', path: rev === 'bare' ? '/' : '/api/v1/public/ping', headers: { 'x-api-key': k } })),
       });
-      await L.cannon({ ...opts(), duration: 5 });
+      await L.cannon({ ...opts(), ...(CALLGRIND ? warm : { duration: 5 }) });
       process.kill(server.pid, 'SIGSTOP');
       sides.push({ spec, app: server, opts, rps: [], cpu: [], instr: [], p99: [] });
       continue;
@@ -117,20 +150,32 @@ async function main() {
     const dir = build(rev);
     L.setAppDir(dir);
     if (pg) Object.assign(env, await postgresAndRedis(dir, sides.length));
+    // Under callgrind the usage flush (every 5 s of wall time) would land on a few hundred requests instead of 250,000.
+    if (CALLGRIND) env.USAGE_FLUSH_INTERVAL_MS ??= '60000';
     const app = await L.startApp(L.appEnv({ DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')), ...env }));
-    const acct = await L.setupAccount(app.port, { keyCount: 400, userCount: 0 });
+    const acct = await L.setupAccount(app.port, { keyCount: CALLGRIND ? 20 : 400, userCount: 0 });
     const keys = SCENARIO === 'limited' ? [acct.limitedKey] : acct.keys;
     const opts = () => ({
       url: `http://${L.HOST}:${app.port}`,
       requests: keys.map((k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })),
     });
-    await L.cannon({ ...opts(), duration: 10 }); // warm: every key looked up, JIT settled
+    await L.cannon({ ...opts(), ...warm }); // warm: every key looked up, JIT settled
     process.kill(app.pid, 'SIGSTOP');
     sides.push({ spec, app, opts, rps: [], cpu: [], instr: [], p99: [] });
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of round % 2 ? [...sides].reverse() : sides) {
       process.kill(side.app.pid, 'SIGCONT');
+      if (CALLGRIND) {
+        // Uncounted: timers that came due while the side was stopped (usage and lastUsed flushes) fire now.
+        await L.cannon({ ...side.opts(), amount: 1000, connections: 10 });
+        const counter = countCallgrind(side.app.pid);
+        await L.cannon({ ...side.opts(), amount: REQUESTS, connections: 10 });
+        side.instr.push((await counter.stop()).user / REQUESTS / 1000);
+        process.kill(side.app.pid, 'SIGSTOP');
+        L.log(`${side.spec}: ${side.instr.at(-1).toFixed(1)}k instructions/req (main thread, callgrind)`);
+        continue;
+      }
       await L.cannon({ ...side.opts(), duration: 1 });
       const counter = countInstructions(side.app.pid);
       await L.sleep(100);
@@ -143,6 +188,17 @@ async function main() {
       if (instr) side.instr.push((instr.user + instr.kernel) / m.total / 1000);
       L.log(`${side.spec}: ${Math.round(m.rps)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs/req${instr ? `, ${side.instr.at(-1).toFixed(1)}k instructions/req` : ''}`);
     }
+  }
+  if (CALLGRIND) {
+    console.log(`\n${SCENARIO} path, callgrind, ${ROUNDS} rounds of ${REQUESTS} requests; main thread\n`);
+    console.log('| build | k instructions/req, median [each round] | lowest |');
+    console.log('|---|---|---|');
+    for (const s of sides) {
+      process.kill(s.app.pid, 'SIGCONT');
+      console.log(`| ${s.spec} | ${L.median(s.instr).toFixed(1)} [${s.instr.map((x) => x.toFixed(1)).join(' ')}] | ${Math.min(...s.instr).toFixed(1)} |`);
+    }
+    for (const s of sides) await L.stop(s.app.child, 60_000);
+    return;
   }
   console.log(`\n${SCENARIO} path, ${ROUNDS} rounds of ${DURATION} s; medians [each round]\n`);
   const bare = sides.find((s) => s.spec === 'bare');

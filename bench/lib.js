@@ -49,6 +49,11 @@ const children = new Set();
 let appDir = ROOT; // where dist/ lives; bench/run.js builds a private copy (see build() there)
 let logDir = os.tmpdir(); // servers' stdout/stderr files; bench/run.js uses its temp dir
 let started = 0;
+/** A command servers run under (bench/ab.js --callgrind: valgrind), with how long they may take to start. */
+let wrapper = { argv: [], readyTimeoutMs: 90_000 };
+const setWrapper = (argv, readyTimeoutMs) => {
+  wrapper = { argv, readyTimeoutMs };
+};
 const setAppDir = (dir) => {
   appDir = dir;
 };
@@ -58,8 +63,9 @@ const setLogDir = (dir) => {
 
 /** Starts `node <args>` on core 0 (taskset) and remembers it so it is killed whatever happens. */
 function startNode(args, env) {
-  const cmd = HAS_TASKSET ? 'taskset' : process.execPath;
-  const argv = HAS_TASKSET ? ['-c', '0', process.execPath, ...args] : args;
+  const node = [...wrapper.argv, process.execPath, ...args];
+  const cmd = HAS_TASKSET ? 'taskset' : node[0];
+  const argv = HAS_TASKSET ? ['-c', '0', ...node] : node.slice(1);
   // Output goes to a file, not a pipe: the app writes its log lines synchronously, and a pipe read
   // by this process would put the load generator's core in the measurement.
   const logFile = path.join(logDir, `server-${++started}.log`);
@@ -70,14 +76,14 @@ function startNode(args, env) {
     const text = fs.readFileSync(logFile, 'utf8');
     return text.slice(-8000);
   };
-  child.command = `${HAS_TASKSET ? 'taskset -c 0 ' : ''}node ${args.join(' ')}`;
+  child.command = `${HAS_TASKSET ? 'taskset -c 0 ' : ''}${[...wrapper.argv, 'node', ...args].join(' ')}`;
   children.add(child);
   child.once('exit', () => children.delete(child));
-  return child; // taskset execs node: child.pid is the server's pid
+  return child; // taskset (and valgrind) exec node: child.pid is the server's pid
 }
 
 /** Waits until `urlPath` answers one of `readyStatuses` (the server is up), or the child exits. */
-async function waitHttp(child, port, urlPath, { readyStatuses = [200], timeoutMs = 90_000 } = {}) {
+async function waitHttp(child, port, urlPath, { readyStatuses = [200], timeoutMs = wrapper.readyTimeoutMs } = {}) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}):\n${child.output()}`);
@@ -385,6 +391,7 @@ module.exports = {
   appDir: () => appDir,
   setAppDir,
   setLogDir,
+  setWrapper,
   HOST,
   OWNER,
   HAS_TASKSET,

@@ -393,13 +393,7 @@ function versions() {
     `- Node ${process.version}, ${osName} (kernel ${os.release()}), ${os.cpus().length} × ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
     `- PostgreSQL ${pgVersion}, Redis ${redisVersion}`,
     `- ${pkgs.map((p) => `${p} ${pkg(p)}`).join(', ')}`,
-    `- gatehouse commit ${(() => {
-      try {
-        return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: L.ROOT }).toString().trim() + (execFileSync('git', ['status', '--porcelain', 'src'], { cwd: L.ROOT }).toString().trim() ? ' (src/ has uncommitted changes)' : '');
-      } catch {
-        return '?';
-      }
-    })()}`,
+    `- gatehouse commit ${builtFrom}`,
   ].join('\n');
 }
 
@@ -603,7 +597,16 @@ ${versions()}
  * tsconfig.build.json, which is what `nest build` runs), but with --outDir in the temp dir, so a
  * concurrent build in the checkout (which deletes dist/) cannot pull the app from under the run.
  */
+/** The commit the build was made from, read when it was made (the checkout may change during the run). */
+let builtFrom = '?';
+
 function build() {
+  try {
+    const dirty = execFileSync('git', ['status', '--porcelain', 'src'], { cwd: L.ROOT }).toString().trim();
+    builtFrom = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: L.ROOT }).toString().trim() + (dirty ? ' (src/ had uncommitted changes)' : '');
+  } catch {
+    /* not a git checkout */
+  }
   const app = path.join(tmpRoot, 'app');
   L.log(`building into ${app}/dist (prisma generate + tsc -p tsconfig.build.json)`);
   sh('npx', ['prisma', 'generate']);
