@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { TokenExpiredError } from 'jsonwebtoken';
+import type { Strategy } from 'passport-strategy';
 import { AppError } from '../../common/errors/app-error';
 import type { Request } from '../../common/request';
 import { requirementOf } from '../auth.decorators';
@@ -30,23 +31,21 @@ export class AuthenticationGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const requirement = requirementOf(context);
     if (requirement.method === 'none') return true;
-    const failed = (err: unknown) => {
-      req.user = null;
-      req.authError = err instanceof Error ? err : new Error(String(err));
-      return true;
-    };
     try {
       const principal = requirement.method === 'apiKey' ? this.apiKey(req) : this.bearer(req);
       if (!(principal instanceof Promise)) {
         req.user = principal;
         return true;
       }
-      return principal.then((user) => {
-        req.user = user;
-        return true;
-      }, failed);
+      return principal.then(
+        (user) => {
+          req.user = user;
+          return true;
+        },
+        (err: unknown) => failed(req, err),
+      );
     } catch (err) {
-      return failed(err);
+      return failed(req, err);
     }
   }
 
@@ -54,10 +53,7 @@ export class AuthenticationGuard implements CanActivate {
     if (req.headers['x-api-key'] === undefined) {
       throw new AppError('missing_credentials', 'This endpoint needs an X-Api-Key header.').withChallenge(CHALLENGE.apiKey);
     }
-    return judge(() => authenticateWith<ApiKeyPrincipal>(this.apiKeyStrategy, req), apiKeyFailure, (verdict) => {
-      if (verdict.user) return verdict.user;
-      throw new AppError('invalid_api_key').withChallenge(CHALLENGE.apiKey);
-    });
+    return judge<ApiKeyPrincipal>(this.apiKeyStrategy, req, apiKeyFailure, apiKeyPrincipal);
   }
 
   /** Maps jsonwebtoken's failures onto RFC 6750 answers. */
@@ -65,39 +61,57 @@ export class AuthenticationGuard implements CanActivate {
     if (req.headers.authorization === undefined) {
       throw new AppError('missing_credentials', 'This endpoint needs an Authorization: Bearer <token> header.').withChallenge(CHALLENGE.bearer);
     }
-    return judge(() => authenticateWith<UserPrincipal>(this.jwtStrategy, req), bearerFailure, (verdict) => {
-      if (verdict.user) return verdict.user;
-      if (verdict.info instanceof TokenExpiredError) throw new AppError('token_expired').withChallenge(CHALLENGE.expiredToken);
-      throw new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
-    });
+    return judge<UserPrincipal>(this.jwtStrategy, req, bearerFailure, bearerPrincipal);
   }
 }
 
+/** Records a failed authentication on the request, for the AuthorizationGuard to rethrow. */
+function failed(req: Request, err: unknown): true {
+  req.user = null;
+  req.authError = err instanceof Error ? err : new Error(String(err));
+  return true;
+}
+
 /**
- * `principalOf(verdict)` of what `run` decides, synchronously when it decided synchronously; an
- * error of the strategy (thrown or rejected) goes through `failure` first.
+ * `principalOf` the verdict of `strategy` on `req`, synchronously when the strategy decided
+ * synchronously; an error of the strategy (thrown or rejected) goes through `failure` first.
  */
 function judge<U>(
-  run: () => StrategyVerdict<U> | Promise<StrategyVerdict<U>>,
+  strategy: Strategy,
+  req: Request,
   failure: (err: unknown) => never,
   principalOf: (verdict: StrategyVerdict<U>) => Principal,
 ): Principal | Promise<Principal> {
   let verdict: StrategyVerdict<U> | Promise<StrategyVerdict<U>>;
   try {
-    verdict = run();
+    verdict = authenticateWith<U>(strategy, req);
   } catch (err) {
     failure(err);
   }
   return verdict instanceof Promise ? verdict.then(principalOf, failure) : principalOf(verdict);
 }
 
-/** Not a verdict on the key (e.g. the database failed): never a 401. */
-function apiKeyFailure(err: unknown): never {
-  if (!(err instanceof AppError)) throw err;
-  throw err.status === 401 ? err.withChallenge(CHALLENGE.apiKey) : err;
+function apiKeyPrincipal(verdict: StrategyVerdict<ApiKeyPrincipal>): Principal {
+  if (verdict.user) return verdict.user;
+  throw new AppError('invalid_api_key').withChallenge(CHALLENGE.apiKey);
 }
 
-function bearerFailure(err: unknown): never {
-  if (!(err instanceof AppError)) throw err;
-  throw err.status === 401 ? err.withChallenge(CHALLENGE.invalidToken) : err;
+function bearerPrincipal(verdict: StrategyVerdict<UserPrincipal>): Principal {
+  if (verdict.user) return verdict.user;
+  if (verdict.info instanceof TokenExpiredError) throw new AppError('token_expired').withChallenge(CHALLENGE.expiredToken);
+  throw new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
 }
+
+/**
+ * A strategy's error, rethrown: a 401 AppError with the method's challenge; any other error as it
+ * is — not a verdict on the credential (e.g. the database failed), so never a 401.
+ */
+function rethrowWithChallenge(challenge: string): (err: unknown) => never {
+  return (err) => {
+    if (!(err instanceof AppError)) throw err;
+    throw err.status === 401 ? err.withChallenge(challenge) : err;
+  };
+}
+
+const apiKeyFailure = rethrowWithChallenge(CHALLENGE.apiKey);
+const bearerFailure = rethrowWithChallenge(CHALLENGE.invalidToken);
