@@ -45,6 +45,12 @@ interface PendingHit {
   readonly resolve: (record: ThrottlerStorageRecord) => void;
 }
 
+/** A window Redis refused a hit in: its count then, and when it ends at the latest. */
+interface KnownRefusal {
+  readonly hits: number;
+  readonly endsAt: number;
+}
+
 /**
  * Fixed windows shared by every instance. The hits asked for in one turn of the event loop go to
  * Redis together, as one call of an atomic script (ioredis sends it by EVALSHA; EVAL once, when
@@ -57,16 +63,23 @@ interface PendingHit {
  * instead and a warning is logged. While Redis is down, one request a second probes it and the
  * others count locally without waiting, so a dead or frozen Redis costs at most one timeout a
  * second; shared limits resume with the first probe that succeeds.
+ *
+ * Once Redis has refused a key's hit, the key's later hits in the same window are refused here
+ * without asking Redis, as long as the count Redis gave is still at or over the limit: within a
+ * window the count only grows, so Redis would refuse them too, and a client hammering over its
+ * limit costs no Redis traffic (docs/DECISIONS.md). The window's end is taken from when the batch
+ * was sent, so it never outlasts Redis's; a raised limit goes to Redis again at once.
  */
 export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(RedisThrottlerStorage.name);
   private readonly redis: RedisWithHit;
   private degradedSince: number | null = null;
   private probeAt = 0;
+  /** Keys Redis refused a hit for, until their window ends (swept every minute). */
+  private readonly refused = new Map<string, KnownRefusal>();
+  private readonly sweeper: NodeJS.Timeout;
   /** The hits asked for in this turn of the event loop, sent together after I/O polling. */
-  private readonly hits = new TurnBatch<PendingHit>((hits) => {
-    for (let i = 0; i < hits.length; i += MAX_BATCH) void this.send(hits.slice(i, i + MAX_BATCH));
-  });
+  private readonly hits = new TurnBatch<PendingHit>((hits) => this.flush(hits));
 
   constructor(
     url: string,
@@ -84,6 +97,8 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
     this.redis.on('error', () => undefined); // reported through degrade(), once per outage
     this.redis.defineCommand('gatehouseHit', { lua: HIT_SCRIPT }); // number of keys given per call
     this.redis.defineCommand('gatehousePeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
   }
 
   /** Count in Redis from the first request; a Redis that is down delays the start by 2 s at most. */
@@ -96,7 +111,27 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
     return new Promise((resolve) => this.hits.add({ key, ttl, limit, resolve }));
   }
 
-  private async send(batch: PendingHit[]): Promise<void> {
+  /** Answers the hits of a key Redis already refused in this window; sends the others. */
+  private flush(hits: PendingHit[]): void {
+    const now = Date.now();
+    let batch: PendingHit[] = [];
+    for (const hit of hits) {
+      const refusal = this.refused.size === 0 ? undefined : this.refused.get(hit.key);
+      if (refusal !== undefined && refusal.endsAt > now && refusal.hits >= hit.limit) {
+        const timeToExpire = Math.ceil((refusal.endsAt - now) / 1000);
+        hit.resolve({ totalHits: refusal.hits + 1, timeToExpire, isBlocked: true, timeToBlockExpire: timeToExpire });
+        continue;
+      }
+      batch.push(hit);
+      if (batch.length === MAX_BATCH) {
+        void this.send(batch, now);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) void this.send(batch, now);
+  }
+
+  private async send(batch: PendingHit[], sentAt: number): Promise<void> {
     let replies: number[];
     try {
       const args: (string | number)[] = [batch.length];
@@ -113,6 +148,7 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
       const hits = replies[2 * i];
       const timeToExpire = Math.ceil(replies[2 * i + 1] / 1000);
       const isBlocked = hits > hit.limit;
+      if (isBlocked) this.refused.set(hit.key, { hits, endsAt: sentAt + replies[2 * i + 1] });
       hit.resolve({ totalHits: hits, timeToExpire, isBlocked, timeToBlockExpire: isBlocked ? timeToExpire : 0 });
     });
   }
@@ -155,8 +191,14 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
     return this.degradedSince === null ? 'redis' : 'redis-unreachable';
   }
 
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, refusal] of this.refused) if (refusal.endsAt <= now) this.refused.delete(key);
+  }
+
   /** After the server closed: in-flight requests still count in Redis. */
   onApplicationShutdown(): void {
+    clearInterval(this.sweeper);
     this.redis.disconnect();
   }
 }

@@ -49,6 +49,32 @@ describe('Redis rate-limit counter', () => {
     expect(storage.status()).toBe('redis');
   });
 
+  it('refuses a key Redis refused without asking Redis again, until the limit is raised or the window ends', async () => {
+    await Promise.all(burst('e', 7, 5)); // 5 allowed, 2 refused: Redis holds 7
+    const again = await Promise.all(burst('e', 3, 5));
+    for (const r of again) {
+      expect(r.isBlocked).toBe(true);
+      expect(r.totalHits).toBeGreaterThan(5);
+      expect(r.timeToExpire).toBeGreaterThanOrEqual(1);
+      expect(r.timeToExpire).toBeLessThanOrEqual(60);
+      expect(r.timeToBlockExpire).toBe(r.timeToExpire);
+    }
+    expect(await redis.get(`${prefix}e`)).toBe('7'); // not asked
+
+    // A plan upgrade: the count Redis gave (7) is under the new limit, so Redis counts again.
+    const raised = await storage.increment('e', WINDOW_MS, 10);
+    expect(raised).toMatchObject({ totalHits: 8, isBlocked: false });
+    expect(await redis.get(`${prefix}e`)).toBe('8');
+
+    // A window that ended: counted from 1 again in a new window.
+    await Promise.all([0, 1].map(() => storage.increment('f', 300, 1)));
+    expect((await storage.increment('f', 300, 1)).isBlocked).toBe(true);
+    expect(await redis.get(`${prefix}f`)).toBe('2');
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await storage.increment('f', 300, 1)).toMatchObject({ totalHits: 1, isBlocked: false });
+    expect(await redis.get(`${prefix}f`)).toBe('1');
+  });
+
   it('counts in this process while Redis is frozen, and in Redis again once it answers', async () => {
     redis.freeze();
     try {
