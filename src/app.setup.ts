@@ -77,7 +77,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   fastify.decorateRequest('rateLimit', null);
   fastify.decorateRequest('endpoint', null);
   fastify.addHook('onRequest', (req, reply, done) => {
-    reply.header('X-Request-Id', req.id);
+    reply.header('x-request-id', req.id); // lower case: see writeRateLimitHeaders
     done();
   });
   publishAuthToRouteConfig(app);

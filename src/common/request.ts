@@ -18,9 +18,23 @@ declare module 'fastify' {
 export type Request = FastifyRequest;
 export type Reply = FastifyReply;
 
-/** "Endpoint" of PRODUCT.md §5: method + route template, never the raw URL. */
+/** Each matched route's endpoint string, made once (see endpointOf). */
+const endpointsByRoute = new WeakMap<object, { readonly method: string; readonly endpoint: string }>();
+
+/**
+ * "Endpoint" of PRODUCT.md §5: method + route template, never the raw URL.
+ *
+ * Memoised per request (the limiter, the request log line and usage recording all ask, and Fastify
+ * builds a new routeOptions object on every read), and per route: the same string object for every
+ * request of a route, so the maps keyed by it (rate-limit counters, usage buckets) hash it once
+ * instead of on every request (docs/PERFORMANCE.md, "A fifth machine"). Fastify's route config is
+ * one object per registered route and method.
+ */
 export function endpointOf(req: FastifyRequest): string {
-  // Memoised: the limiter, the request log line and usage recording all ask, and Fastify builds a
-  // new routeOptions object on every read.
-  return (req.endpoint ??= `${req.method} ${req.routeOptions.url ?? '(unmatched)'}`);
+  if (req.endpoint !== null) return req.endpoint;
+  const { url, config } = req.routeOptions;
+  if (url === undefined) return (req.endpoint = `${req.method} (unmatched)`);
+  let memo = endpointsByRoute.get(config);
+  if (memo === undefined || memo.method !== req.method) endpointsByRoute.set(config, (memo = { method: req.method, endpoint: `${req.method} ${url}` }));
+  return (req.endpoint = memo.endpoint);
 }

@@ -67,7 +67,7 @@ export function installCors(app: NestFastifyApplication, dashboardOrigins: reado
   fastify.addHook('onRequest', (req, reply, done) => {
     if (!API_PATH.test(req.url)) return done();
     // The answer depends on Origin on every /api route (CORS grant, and the key's origin check).
-    reply.header('Vary', 'Origin');
+    reply.header('vary', 'Origin'); // lower case, as Fastify sends it: see writeRateLimitHeaders
     const origin = req.headers.origin;
     if (origin === undefined) return done();
     const requested = req.headers['access-control-request-method'];

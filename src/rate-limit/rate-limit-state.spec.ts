@@ -1,13 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import { RateLimitState, toRateLimitState, writeRateLimitHeaders } from './rate-limit-state';
 
+/** Records headers as Fastify keeps them: by lower-cased name (HTTP names are case-insensitive). */
 function fakeReply(): { reply: FastifyReply; headers: Map<string, unknown>; calls: string[] } {
   const headers = new Map<string, unknown>();
   const calls: string[] = [];
   const reply = {
     header(name: string, value: unknown) {
-      calls.push(name);
-      headers.set(name, value);
+      calls.push(name.toLowerCase());
+      headers.set(name.toLowerCase(), value);
       return this;
     },
   };
@@ -42,32 +43,32 @@ describe('writeRateLimitHeaders', () => {
     const { reply, headers } = fakeReply();
     writeRateLimitHeaders(reply, allowed);
     expect(Object.fromEntries(headers)).toEqual({
-      'X-RateLimit-Limit': 120,
-      'X-RateLimit-Remaining': 117,
-      'X-RateLimit-Reset': 42,
-      'RateLimit-Policy': '"default";q=120;w=60',
-      RateLimit: '"default";r=117;t=42',
+      'x-ratelimit-limit': 120,
+      'x-ratelimit-remaining': 117,
+      'x-ratelimit-reset': 42,
+      'ratelimit-policy': '"default";q=120;w=60',
+      ratelimit: '"default";r=117;t=42',
     });
   });
 
   it('adds Retry-After only when the limit is exceeded', () => {
     const { reply, headers } = fakeReply();
     writeRateLimitHeaders(reply, { limit: 120, remaining: 0, resetSeconds: 42, exceeded: true });
-    expect(headers.get('Retry-After')).toBe(42);
-    expect(headers.get('RateLimit')).toBe('"default";r=0;t=42');
+    expect(headers.get('retry-after')).toBe(42);
+    expect(headers.get('ratelimit')).toBe('"default";r=0;t=42');
   });
 
   it('never tells a refused client to retry after less than one second', () => {
     const { reply, headers } = fakeReply();
     writeRateLimitHeaders(reply, { limit: 5, remaining: 0, resetSeconds: 0, exceeded: true });
-    expect(headers.get('Retry-After')).toBe(1);
-    expect(headers.get('X-RateLimit-Reset')).toBe(0);
+    expect(headers.get('retry-after')).toBe(1);
+    expect(headers.get('x-ratelimit-reset')).toBe(0);
   });
 
   it('does not write Retry-After on an allowed request even at zero remaining', () => {
     const { reply, calls } = fakeReply();
     writeRateLimitHeaders(reply, { limit: 5, remaining: 0, resetSeconds: 10, exceeded: false });
-    expect(calls).not.toContain('Retry-After');
+    expect(calls).not.toContain('retry-after');
     expect(calls).toHaveLength(5);
   });
 });

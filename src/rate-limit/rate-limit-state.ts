@@ -23,14 +23,20 @@ export function toRateLimitState(limit: number, record: ThrottlerStorageRecord):
 /**
  * X-RateLimit-* and the IETF fields (draft-ietf-httpapi-ratelimit-headers-09) from one source,
  * plus Retry-After (>= 1 s) on 429.
+ *
+ * The names are written in lower case, as Fastify stores and sends every header name anyway:
+ * `reply.header` lower-cases the name it is given, and a name that was not lower case already
+ * becomes a new string on every call, which V8 must then look up in its string table to use as a
+ * property key (~1k instructions a header; docs/PERFORMANCE.md, "A fifth machine"). What reaches
+ * the wire is the same.
  */
 export function writeRateLimitHeaders(reply: FastifyReply, s: RateLimitState): void {
-  reply.header('X-RateLimit-Limit', s.limit);
-  reply.header('X-RateLimit-Remaining', s.remaining);
-  reply.header('X-RateLimit-Reset', s.resetSeconds);
-  reply.header('RateLimit-Policy', `"default";q=${s.limit};w=60`);
-  reply.header('RateLimit', `"default";r=${s.remaining};t=${s.resetSeconds}`);
-  if (s.exceeded) reply.header('Retry-After', Math.max(1, s.resetSeconds));
+  reply.header('x-ratelimit-limit', s.limit);
+  reply.header('x-ratelimit-remaining', s.remaining);
+  reply.header('x-ratelimit-reset', s.resetSeconds);
+  reply.header('ratelimit-policy', `"default";q=${s.limit};w=60`);
+  reply.header('ratelimit', `"default";r=${s.remaining};t=${s.resetSeconds}`);
+  if (s.exceeded) reply.header('retry-after', Math.max(1, s.resetSeconds));
 }
 
 export const RATE_LIMIT_HEADER_NAMES = [

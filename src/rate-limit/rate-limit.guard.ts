@@ -64,15 +64,16 @@ export class RateLimitGuard extends ThrottlerGuard {
    * per request (docs/PERFORMANCE.md, "A fourth machine").
    */
   private count(context: ExecutionContext): Promise<boolean> {
-    const http = context.switchToHttp();
-    const req = http.getRequest<Request>();
+    // The HTTP arguments straight: switchToHttp() assigns three methods to the context per call.
+    const req = context.getArgByIndex<Request>(0);
+    const reply = context.getArgByIndex<Reply>(1);
     const limit = this.rateLimits.limitOf(req);
-    const key = this.rateLimits.keyOf(req, this.rateLimits.trackerOf(req));
+    const key = this.rateLimits.counterKeyOf(req);
     const ttl = this.throttler.ttl as number;
     const state = typeof limit === 'number' ? this.rateLimits.hit(key, limit, ttl) : limit.then((l) => this.rateLimits.hit(key, l, ttl));
     return state.then((s) => {
       req.rateLimit = s;
-      writeRateLimitHeaders(http.getResponse<Reply>(), s);
+      writeRateLimitHeaders(reply, s);
       if (s.exceeded) throw new AppError('rate_limit_exceeded');
       return true;
     });

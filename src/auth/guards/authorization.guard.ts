@@ -8,7 +8,7 @@ import { requirementOf } from '../auth.decorators';
 @Injectable()
 export class AuthorizationGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<Request>();
+    const req = context.getArgByIndex<Request>(0); // as in AuthenticationGuard
     if (req.authError) throw req.authError;
     const requirement = requirementOf(context);
     const principal = req.user;
