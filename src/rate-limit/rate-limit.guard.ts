@@ -19,6 +19,13 @@ import { RateLimitService } from './rate-limit.service';
 const SKIPPED = Promise.resolve(true);
 
 /**
+ * The limiter's refusal, one for every 429: it carries nothing of the request (the headers are
+ * written here, the body by the exception filter), and constructing an Error costs ~4k
+ * instructions even without a stack trace (docs/PERFORMANCE.md, "A fifth machine").
+ */
+const RATE_LIMITED = Object.freeze(new AppError('rate_limit_exceeded'));
+
+/**
  * @nestjs/throttler's guard with our tracker (key / user / IP), endpoint (method + route template),
  * per-plan limit, every header of PRODUCT.md §5 on allowed and refused requests alike, and the
  * documented 429 body. Runs after authentication, which never throws (see AuthenticationGuard).
@@ -74,7 +81,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     return state.then((s) => {
       req.rateLimit = s;
       writeRateLimitHeaders(reply, s);
-      if (s.exceeded) throw new AppError('rate_limit_exceeded');
+      if (s.exceeded) throw RATE_LIMITED;
       return true;
     });
   }

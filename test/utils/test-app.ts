@@ -111,8 +111,9 @@ export function expectRateLimitHeaders(res: request.Response): void {
 
 /** The documented error body, with the request id of the X-Request-Id header. */
 export function expectError(res: request.Response, status: number, code: string): void {
-  expect({ status: res.status, body: res.body }).toEqual({
+  expect({ status: res.status, type: res.headers['content-type'], body: res.body }).toEqual({
     status,
+    type: 'application/json; charset=utf-8',
     body: expect.objectContaining({ statusCode: status, error: code, message: expect.any(String), requestId: res.headers['x-request-id'] }),
   });
 }

@@ -4,7 +4,7 @@ import { RateLimitService } from '../../rate-limit/rate-limit.service';
 import { writeRateLimitHeaders } from '../../rate-limit/rate-limit-state';
 import { isDatabaseUnavailable } from '../../prisma/database-errors';
 import { AppError } from './app-error';
-import { ErrorCode } from './error-codes';
+import { DEFAULT_MESSAGES, ERROR_STATUS, ErrorCode } from './error-codes';
 
 const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   400: 'validation_failed',
@@ -51,32 +51,64 @@ export class AppExceptionFilter implements ExceptionFilter {
 
   constructor(private readonly rateLimits: RateLimitService) {}
 
-  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
-    const req = host.switchToHttp().getRequest<Request>();
-    const reply = host.switchToHttp().getResponse<Reply>();
-    let error = toAppError(exception);
+  /**
+   * Synchronous unless the request still has to be counted (it failed before the limiter ran):
+   * a 429 from the limiter, the most frequent error under a flood, then costs no promise here.
+   */
+  catch(exception: unknown, host: ArgumentsHost): void | Promise<void> {
+    const req = host.getArgByIndex<Request>(0);
+    const reply = host.getArgByIndex<Reply>(1);
+    const error = toAppError(exception);
     if (error.code === 'service_unavailable') {
       this.logger.warn(`${endpointOf(req)} answered 503: the database is unreachable [${req.id}]`);
     } else if (error.status >= 500) {
       this.logger.error(`${endpointOf(req)} failed [${req.id}]`, (exception as Error)?.stack);
     }
-    if (req.rateLimit === null && req.url.startsWith('/api/')) {
-      try {
-        req.rateLimit = await this.rateLimits.hitAnonymous(req);
-        writeRateLimitHeaders(reply, req.rateLimit);
-        if (req.rateLimit.exceeded) error = new AppError('rate_limit_exceeded');
-      } catch (err) {
-        this.logger.warn(`Could not count ${req.id} against a rate limit: ${(err as Error).message}`);
-      }
-    }
-    if (error.challenge !== undefined) reply.header('WWW-Authenticate', error.challenge);
-    if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', error.retryAfterSeconds);
-    reply.status(error.status).send({
-      statusCode: error.status,
-      error: error.code,
-      message: error.message,
-      requestId: req.id,
-      ...(error.status === 400 ? { details: error.details ?? [] } : {}),
-    });
+    if (req.rateLimit === null && req.url.startsWith('/api/')) return this.countThenAnswer(error, req, reply);
+    answer(error, req, reply);
   }
+
+  private async countThenAnswer(error: AppError, req: Request, reply: Reply): Promise<void> {
+    try {
+      req.rateLimit = await this.rateLimits.hitAnonymous(req);
+      writeRateLimitHeaders(reply, req.rateLimit);
+      if (req.rateLimit.exceeded) error = new AppError('rate_limit_exceeded');
+    } catch (err) {
+      this.logger.warn(`Could not count ${req.id} against a rate limit: ${(err as Error).message}`);
+    }
+    answer(error, req, reply);
+  }
+}
+
+/** The documented error body (PRODUCT.md §4), with the error's own headers. */
+function answer(error: AppError, req: Request, reply: Reply): void {
+  if (error.challenge !== undefined) reply.header('www-authenticate', error.challenge);
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
+  reply.status(error.status);
+  if (error.details === undefined && error.status !== 400 && error.message === DEFAULT_MESSAGES[error.code]) {
+    reply.type('application/json; charset=utf-8').send(`${bodyHeadOf(error.code)}${JSON.stringify(req.id)}}`);
+    return;
+  }
+  reply.send({
+    statusCode: error.status,
+    error: error.code,
+    message: error.message,
+    requestId: req.id,
+    ...(error.status === 400 ? { details: error.details ?? [] } : {}),
+  });
+}
+
+/**
+ * `{"statusCode":…,"error":…,"message":…,"requestId":` of a code with its default message, serialised
+ * once: under a flood of 429s, serialising the same message for every answer cost more than the
+ * rest of the body (docs/PERFORMANCE.md, "A fifth machine").
+ */
+const bodyHeads = new Map<ErrorCode, string>();
+function bodyHeadOf(code: ErrorCode): string {
+  let head = bodyHeads.get(code);
+  if (head === undefined) {
+    const whole = JSON.stringify({ statusCode: ERROR_STATUS[code], error: code, message: DEFAULT_MESSAGES[code], requestId: '' });
+    bodyHeads.set(code, (head = whole.slice(0, whole.length - '""}'.length)));
+  }
+  return head;
 }
