@@ -31,13 +31,18 @@ export class RateLimitService {
    */
   counterKeyOf(req: Request): string {
     const p = req.user;
+    if (p === null || p === undefined) return this.ipCounterKeyOf(req);
     const endpoint = endpointOf(req);
-    if (p === null || p === undefined) return `ip:${req.ip}|${endpoint}`;
     let keys = this.counterKeys.get(p);
     if (keys === undefined) this.counterKeys.set(p, (keys = new Map()));
     let key = keys.get(endpoint);
     if (key === undefined) keys.set(endpoint, (key = `${p.kind === 'apiKey' ? `key:${p.keyId}` : `user:${p.userId}`}|${endpoint}`));
     return key;
+  }
+
+  /** The counter of the request's client IP and endpoint (requests without a known principal). */
+  private ipCounterKeyOf(req: Request): string {
+    return `ip:${req.ip}|${endpointOf(req)}`;
   }
 
   /** The request's allowance per minute; synchronous when the account's plan is cached (the warm path). */
@@ -59,6 +64,6 @@ export class RateLimitService {
 
   /** For answers given before any guard ran (unknown routes, unparsable bodies). */
   async hitAnonymous(req: Request): Promise<RateLimitState> {
-    return this.hit(`ip:${req.ip}|${endpointOf(req)}`, this.config.limits.anonymousPerMinute);
+    return this.hit(this.ipCounterKeyOf(req), this.config.limits.anonymousPerMinute);
   }
 }
