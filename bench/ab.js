@@ -28,6 +28,10 @@
 // minute window can end within a round: each round first spends more than a window's allowance
 // (7,000 uncounted requests against the enterprise plan's 6,000), and a round that still got any
 // answer but 429 is counted again, up to three times.
+// --profile DIR (with --callgrind): the servers run with `node --perf-basic-prof`, and after the
+// rounds each side is counted once more and its dump read by bench/callgrind-report.js into
+// DIR/<side>.md: where its instructions went, by package and by function (the dump and the perf
+// map are kept beside it: `node bench/callgrind-report.js` reads them again).
 // Not with `:pg` sides: tried once, the app under valgrind answered 503 while the bench created its
 // keys (probably a client timeout toward PostgreSQL or Redis at that pace; not investigated).
 const { execFileSync, spawn } = require('node:child_process');
@@ -35,6 +39,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const L = require('./lib');
+const { report } = require('./callgrind-report');
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -46,6 +51,12 @@ const DURATION = Number(option('duration', 4));
 const SCENARIO = option('scenario', 'allowed');
 const CALLGRIND = argv.includes('--callgrind') && argv.splice(argv.indexOf('--callgrind'), 1).length > 0;
 const REQUESTS = Number(option('requests', 4000));
+const PROFILE = option('profile', undefined);
+if (PROFILE && !CALLGRIND) {
+  console.error('bench:ab: --profile needs --callgrind');
+  process.exit(2);
+}
+const PROFILE_FLAGS = PROFILE ? ['--perf-basic-prof'] : [];
 if (CALLGRIND && argv.some((spec) => spec.split(':')[1] === 'pg')) {
   console.error('bench:ab: --callgrind measures the embedded default only (see the comment at the top of bench/ab.js)');
   process.exit(2);
@@ -96,8 +107,11 @@ function countInstructions(pid) {
   };
 }
 
-/** Instructions of the server's main thread (callgrind, --callgrind) until `stop()`. */
-function countCallgrind(pid) {
+/**
+ * Instructions of the server's main thread (callgrind, --callgrind) until `stop()`; with `keepAs`,
+ * the dump is moved there instead of deleted.
+ */
+function countCallgrind(pid, keepAs) {
   execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore' });
   return {
     async stop() {
@@ -106,6 +120,7 @@ function countCallgrind(pid) {
       const dumps = fs.readdirSync(tmpRoot).filter((f) => f.startsWith(`callgrind.${pid}.`) && f.endsWith('-01'));
       const last = dumps.sort((a, b) => Number(a.split('.')[2].split('-')[0]) - Number(b.split('.')[2].split('-')[0])).at(-1);
       const summary = fs.readFileSync(path.join(tmpRoot, last), 'utf8').match(/^summary: (\d+)/m);
+      if (keepAs) fs.copyFileSync(path.join(tmpRoot, last), keepAs);
       for (const f of fs.readdirSync(tmpRoot)) if (f.startsWith(`callgrind.${pid}.`)) fs.rmSync(path.join(tmpRoot, f));
       return summary ? { user: Number(summary[1]), kernel: 0 } : undefined;
     },
@@ -142,7 +157,7 @@ async function main() {
   for (const spec of specs) {
     const [rev, ...envPairs] = spec.split(':');
     if (rev === 'bare' || rev === 'floor') {
-      const server = rev === 'bare' ? await L.startBare() : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` });
+      const server = rev === 'bare' ? await L.startBare(PROFILE_FLAGS) : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` }, PROFILE_FLAGS);
       const opts = () => ({
         url: `http://${L.HOST}:${server.port}`,
         requests: floorKeys.map((k) => ({ method: 'GET', path: rev === 'bare' ? '/' : '/api/v1/public/ping', headers: { 'x-api-key': k } })),
@@ -161,7 +176,7 @@ async function main() {
     if (pg) Object.assign(env, await postgresAndRedis(dir, sides.length));
     // Under callgrind the usage flush (every 5 s of wall time) would land on a few hundred requests instead of 250,000.
     if (CALLGRIND) env.USAGE_FLUSH_INTERVAL_MS ??= '60000';
-    const app = await L.startApp(L.appEnv({ DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')), ...env }));
+    const app = await L.startApp(L.appEnv({ DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')), ...env }), PROFILE_FLAGS);
     const acct = await L.setupAccount(app.port, { keyCount: CALLGRIND ? 20 : 400, userCount: 0 });
     const keys = SCENARIO === 'limited' ? [acct.limitedKey] : acct.keys;
     const opts = () => ({
@@ -207,6 +222,23 @@ async function main() {
       side.p99.push(m.p99);
       if (instr) side.instr.push((instr.user + instr.kernel) / m.total / 1000);
       L.log(`${side.spec}: ${Math.round(m.rps)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs/req${instr ? `, ${side.instr.at(-1).toFixed(1)}k instructions/req` : ''}`);
+    }
+  }
+  if (PROFILE) {
+    fs.mkdirSync(PROFILE, { recursive: true });
+    for (const side of sides) {
+      process.kill(side.app.pid, 'SIGCONT');
+      await L.cannon({ ...side.opts(), amount: SCENARIO === 'limited' ? 7000 : 1000, connections: 10 });
+      const name = path.join(PROFILE, side.spec.replace(/[^\w.=-]+/g, '_'));
+      const counter = countCallgrind(side.app.pid, `${name}.callgrind`);
+      await L.cannon({ ...side.opts(), amount: REQUESTS, connections: 10 });
+      await counter.stop();
+      process.kill(side.app.pid, 'SIGSTOP');
+      fs.copyFileSync(`/tmp/perf-${side.app.pid}.map`, `${name}.perf-map`); // kept beside the dump, to read it again
+      const out = `${name}.md`;
+      const title = `# ${side.spec}: ${SCENARIO} path, one round of ${REQUESTS} requests under callgrind (bench/ab.js --profile)\n\n`;
+      fs.writeFileSync(out, title + report(`${name}.callgrind`, `${name}.perf-map`, REQUESTS) + '\n');
+      L.log(`${side.spec}: profile in ${out}`);
     }
   }
   if (CALLGRIND) {

@@ -171,7 +171,7 @@ async function startReference(script, args, readyPath, readyStatuses, env = {}, 
   return { child, port, pid: child.pid };
 }
 
-const startBare = () => startReference('bare-server.js', [], '/');
+const startBare = (nodeFlags = []) => startReference('bare-server.js', [], '/', [200], {}, nodeFlags);
 
 /** The stack's floor (bench/floor-server.js): NestJS + Fastify in one of its modes (401 or 403 without a key: up too). */
 const startFloor = (mode, env, nodeFlags) => startReference('floor-server.js', [mode], '/api/v1/public/ping', [200, 401, 403], env, nodeFlags);
