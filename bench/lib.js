@@ -386,6 +386,32 @@ async function measure(pid, makeOpts, { warmup, duration, runs, quietWaitS = 15 
   };
 }
 
+/**
+ * Measures `sides` ({ pid, opts }) in turns, `rounds` times: one runs while the others are stopped
+ * (SIGSTOP), and every other round goes in reverse order, so the machine's drift hits every side
+ * alike. Returns, per side (in the order given), one measure() result per round.
+ */
+async function inTurns(sides, { rounds, duration, warmup = 1, quietWaitS = 5 }) {
+  const out = sides.map(() => []);
+  for (const s of sides) process.kill(s.pid, 'SIGSTOP');
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const order = sides.map((_, i) => i);
+      for (const i of round % 2 ? order.reverse() : order) {
+        process.kill(sides[i].pid, 'SIGCONT');
+        try {
+          out[i].push(await measure(sides[i].pid, sides[i].opts, { warmup, duration, runs: 1, quietWaitS }));
+        } finally {
+          process.kill(sides[i].pid, 'SIGSTOP');
+        }
+      }
+    }
+  } finally {
+    for (const s of sides) process.kill(s.pid, 'SIGCONT');
+  }
+  return out;
+}
+
 module.exports = {
   ROOT,
   appDir: () => appDir,
@@ -416,6 +442,7 @@ module.exports = {
   setupAccount,
   cannon,
   measure,
+  inTurns,
   median,
   rssMiB,
   waitQuiet,
