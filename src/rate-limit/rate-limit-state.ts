@@ -38,12 +38,3 @@ export function writeRateLimitHeaders(reply: FastifyReply, s: RateLimitState): v
   reply.header('ratelimit', `"default";r=${s.remaining};t=${s.resetSeconds}`);
   if (s.exceeded) reply.header('retry-after', Math.max(1, s.resetSeconds));
 }
-
-export const RATE_LIMIT_HEADER_NAMES = [
-  'X-RateLimit-Limit',
-  'X-RateLimit-Remaining',
-  'X-RateLimit-Reset',
-  'RateLimit-Policy',
-  'RateLimit',
-  'Retry-After',
-] as const;
