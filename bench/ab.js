@@ -109,7 +109,7 @@ function countInstructions(pid) {
 
 /**
  * Instructions of the server's main thread (callgrind, --callgrind) until `stop()`; with `keepAs`,
- * the dump is moved there instead of deleted.
+ * the dump is copied there before the dumps are deleted.
  */
 function countCallgrind(pid, keepAs) {
   execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore' });
@@ -125,6 +125,25 @@ function countCallgrind(pid, keepAs) {
       return summary ? { user: Number(summary[1]), kernel: 0 } : undefined;
     },
   };
+}
+
+/**
+ * One counted round of a running side under callgrind: k instructions per request of its main
+ * thread (the dump kept as `keepAs`, if given). First, uncounted: timers that came due while the
+ * side was stopped (usage and lastUsed flushes) fire; on the limited path, also whatever is left of
+ * the window's allowance. A round with any answer but the scenario's is counted again, up to 3 times.
+ */
+async function callgrindRound(side, keepAs) {
+  const expected = SCENARIO === 'limited' ? '429' : '200';
+  for (let attempt = 1; ; attempt++) {
+    await L.cannon({ ...side.opts(), amount: SCENARIO === 'limited' ? 7000 : 1000, connections: 10 });
+    const counter = countCallgrind(side.app.pid, keepAs);
+    const result = await L.cannon({ ...side.opts(), amount: REQUESTS, connections: 10 });
+    const counted = (await counter.stop()).user / REQUESTS / 1000;
+    if (Object.keys(result.statusCodeStats ?? {}).every((code) => code === expected)) return counted;
+    if (attempt === 3) throw new Error(`${side.spec}: rounds keep getting answers other than ${expected}: ${JSON.stringify(result.statusCodeStats)}`);
+    L.log(`${side.spec}: round got ${JSON.stringify(result.statusCodeStats)}; counting it again`);
+  }
 }
 
 const PG_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -191,22 +210,7 @@ async function main() {
     for (const side of round % 2 ? [...sides].reverse() : sides) {
       process.kill(side.app.pid, 'SIGCONT');
       if (CALLGRIND) {
-        // Uncounted: timers that came due while the side was stopped (usage and lastUsed flushes) fire now;
-        // on the limited path, also whatever is left of the window's allowance.
-        for (let attempt = 1; ; attempt++) {
-          await L.cannon({ ...side.opts(), amount: SCENARIO === 'limited' ? 7000 : 1000, connections: 10 });
-          const counter = countCallgrind(side.app.pid);
-          const result = await L.cannon({ ...side.opts(), amount: REQUESTS, connections: 10 });
-          const counted = (await counter.stop()).user / REQUESTS / 1000;
-          const expected = SCENARIO === 'limited' ? '429' : '200';
-          const other = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => code !== expected);
-          if (other.length === 0) {
-            side.instr.push(counted);
-            break;
-          }
-          if (attempt === 3) throw new Error(`${side.spec}: rounds keep getting answers other than ${expected}: ${JSON.stringify(result.statusCodeStats)}`);
-          L.log(`${side.spec}: round got ${JSON.stringify(result.statusCodeStats)}; counting it again`);
-        }
+        side.instr.push(await callgrindRound(side));
         process.kill(side.app.pid, 'SIGSTOP');
         L.log(`${side.spec}: ${side.instr.at(-1).toFixed(1)}k instructions/req (main thread, callgrind)`);
         continue;
@@ -228,11 +232,8 @@ async function main() {
     fs.mkdirSync(PROFILE, { recursive: true });
     for (const side of sides) {
       process.kill(side.app.pid, 'SIGCONT');
-      await L.cannon({ ...side.opts(), amount: SCENARIO === 'limited' ? 7000 : 1000, connections: 10 });
       const name = path.join(PROFILE, side.spec.replace(/[^\w.=-]+/g, '_'));
-      const counter = countCallgrind(side.app.pid, `${name}.callgrind`);
-      await L.cannon({ ...side.opts(), amount: REQUESTS, connections: 10 });
-      await counter.stop();
+      await callgrindRound(side, `${name}.callgrind`);
       process.kill(side.app.pid, 'SIGSTOP');
       fs.copyFileSync(`/tmp/perf-${side.app.pid}.map`, `${name}.perf-map`); // kept beside the dump, to read it again
       const out = `${name}.md`;

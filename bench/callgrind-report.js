@@ -91,7 +91,7 @@ function readPerfMap(file) {
   };
 }
 
-/** "JS:*ping /x/dist/y.js:3:10" -> { js: true, name: "ping dist/y.js:3", where } */
+/** "JS:*ping /x/dist/y.js:3:10" -> { js: true, name: "ping /x/dist/y.js:3", where: "gatehouse dist/y.js" } */
 function describe(fn, nameAt) {
   let name = fn.name;
   // JIT code has no symbol: callgrind names it by address, which the perf map resolves. (An

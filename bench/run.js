@@ -23,7 +23,7 @@ const SOAK_MINUTES = (() => {
   return i > 0 ? Number(process.argv[i + 1]) : QUICK ? 0 : 10;
 })();
 const AB_PAIRS = QUICK ? 2 : 5;
-const TURN_ROUNDS = 5; // issue 6's ratio targets: rounds of bare, app and floor measured in turns
+const TURN_ROUNDS = 5; // issue 6's ratio and 429 targets: rounds of bare, app, floor and 429 path in turns
 const LOGIN_FLOOD_IPS = Array.from({ length: 8 }, (_, i) => `127.0.1.${i + 1}`);
 const KEYS = QUICK ? 100 : 400; // x 6000 req/min each: the allowed path stays allowed
 const USERS = QUICK ? 0 : 300; // x 1200 req/min each for GET /auth/me: 360,000 a minute, more than its 20 s of load send
@@ -93,10 +93,13 @@ async function scenario(name, mode, app, makeOpts, timing = TIMING) {
   return row;
 }
 
-const pingAllowed = (app, keys) => () => ({
-  url: url(app.port),
+/** The API-key ping on `server` (the app or a reference floor), rotating `keys`. */
+const pingAllowed = (server, keys) => () => ({
+  url: url(server.port),
   requests: rotate(keys, (k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })),
 });
+/** The ping with one key, exhausted: the 429 path. */
+const pingLimited = (app, key) => pingAllowed(app, [key]);
 
 async function runMode(modeName) {
   const mode = MODES[modeName];
@@ -111,10 +114,7 @@ async function runMode(modeName) {
     const ping = await scenario('API-key ping, allowed', modeName, app, pingAllowed(app, acct.keys));
     if (!QUICK) {
       await inTurnsWithBare(modeName, app, acct);
-      await scenario('API-key ping, 429 (one exhausted key)', modeName, app, () => ({
-        url: url(app.port),
-        requests: [{ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': acct.limitedKey } }],
-      }));
+      await scenario('API-key ping, 429 (one exhausted key)', modeName, app, pingLimited(app, acct.limitedKey));
       // The members may send 1200 a minute each: where the warm-up and three runs would send more
       // (a fast machine; judged from the ping's rate), each phase sends a quarter of 90% of that.
       const meBudget = Math.floor((acct.tokens.length * 1200 * 0.9) / 4);
@@ -188,11 +188,10 @@ async function inTurnsWithBare(modeName, app, acct) {
   const [floorMode, floorLabel] = modeName === 'pg' ? ['guard-redis', 'minimal guard, counter in Redis'] : ['stack-lean', 'the stack run as Gatehouse runs it'];
   const bare = await L.startBare();
   const floor = await L.startFloor(floorMode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}turns:` });
-  const keys = floorKeys();
-  const floorOpts = () => ({ url: url(floor.port), requests: rotate(keys, (k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })) });
+  const floorOpts = pingAllowed(floor, floorKeys());
   L.log(`${modeName}: bare, app, floor (${floorLabel}) and the app's 429 path in turns, ${TURN_ROUNDS} rounds`);
   try {
-    const limitedOpts = () => ({ url: url(app.port), requests: [{ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': acct.limitedKey } }] });
+    const limitedOpts = pingLimited(app, acct.limitedKey);
     await L.cannon({ ...floorOpts(), duration: TIMING.warmup });
     await L.cannon({ url: url(bare.port), duration: TIMING.warmup });
     await L.cannon({ ...limitedOpts(), duration: TIMING.warmup }); // spends the key's window
@@ -264,20 +263,15 @@ async function recordingAB(modeName, env, acct) {
     L.log(`${modeName}: usage recording on vs off, alternating (${first} started first)`);
     await L.waitQuiet(sides.on.app.pid, TIMING.quietWaitS);
     for (const side of Object.values(sides)) await L.cannon({ ...pingAllowed(side.app, side.keys)(), duration: TIMING.warmup });
-    const order = Array.from({ length: AB_PAIRS }, (_, i) => (i % 2 ? ['off', 'on'] : ['on', 'off'])).flat();
-    for (const name of order) {
-      const side = sides[name];
-      const idle = sides[name === 'on' ? 'off' : 'on'];
-      // The idle server is stopped (SIGSTOP) so its timers cannot run inside the other's window,
-      // and each run waits (up to 5 s) for a quiet machine: PostgreSQL's autovacuum after the
-      // write-heavy scenarios once took a whole core from a run.
-      process.kill(idle.app.pid, 'SIGSTOP');
-      try {
-        side.runs.push(await L.measure(side.app.pid, pingAllowed(side.app, side.keys), { warmup: 0, duration: TIMING.duration, runs: 1, quietWaitS: Math.min(5, TIMING.quietWaitS) }));
-      } finally {
-        process.kill(idle.app.pid, 'SIGCONT');
-      }
-    }
+    // In turns (on, off, then off, on, …): the idle server is stopped (SIGSTOP) so its timers cannot
+    // run inside the other's window, and each run waits (up to 5 s) for a quiet machine: PostgreSQL's
+    // autovacuum after the write-heavy scenarios once took a whole core from a run.
+    const [on, off] = await L.inTurns(
+      ['on', 'off'].map((name) => ({ pid: sides[name].app.pid, opts: pingAllowed(sides[name].app, sides[name].keys) })),
+      { rounds: AB_PAIRS, duration: TIMING.duration, warmup: 0, quietWaitS: Math.min(5, TIMING.quietWaitS) },
+    );
+    sides.on.runs.push(...on);
+    sides.off.runs.push(...off);
     await Promise.all([L.stop(sides.on.app.child), L.stop(sides.off.app.child)]);
   }
   for (const [name, side] of Object.entries(sides)) {
@@ -319,10 +313,7 @@ async function runFloors() {
   ]) {
     const floor = await L.startFloor(mode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}floor:` });
     commands.push(floor.child.command);
-    await scenario(label, 'reference', floor, () => ({
-      url: url(floor.port),
-      requests: rotate(keys, (k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })),
-    }));
+    await scenario(label, 'reference', floor, pingAllowed(floor, keys));
     await L.stop(floor.child);
   }
 }
@@ -446,6 +437,7 @@ function versions() {
 }
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
+const range = (xs) => `${fmt(Math.min(...xs), 2)}–${fmt(Math.max(...xs), 2)}`;
 function shares(codes) {
   const total = Object.values(codes).reduce((a, b) => a + b, 0) || 1;
   return Object.entries(codes)
@@ -474,7 +466,6 @@ function targets(bare, soak) {
     const app = t.rounds.map((r) => r.app.rps / r.bare.rps);
     const floor = t.rounds.map((r) => r.floor.rps / r.bare.rps);
     const p99 = L.median(t.rounds.map((r) => r.app.p99));
-    const range = (xs) => `${fmt(Math.min(...xs), 2)}–${fmt(Math.max(...xs), 2)}`;
     return {
       ratio: L.median(app),
       p99,
@@ -496,7 +487,7 @@ function targets(bare, soak) {
     const med = (k) => L.median(t.rounds.map((r) => r[k].cpuUsPerReq));
     rows.push([
       `429 costs no more than an allowed request (${mode}, CPU µs/request)`,
-      `**${fmt(med('limited'), 1)} vs ${fmt(med('app'), 1)}**: medians of ${q.length} rounds in turns (429 ÷ allowed per round: median ${fmt(L.median(q), 2)} [${fmt(Math.min(...q), 2)}–${fmt(Math.max(...q), 2)}]); the scenarios alone: ${fmt(over.cpuUsPerReq)} vs ${fmt(allowed[mode].cpuUsPerReq)}`,
+      `**${fmt(med('limited'), 1)} vs ${fmt(med('app'), 1)}**: medians of ${q.length} rounds in turns (429 ÷ allowed per round: median ${fmt(L.median(q), 2)} [${range(q)}]); the scenarios alone: ${fmt(over.cpuUsPerReq)} vs ${fmt(allowed[mode].cpuUsPerReq)}`,
       verdict(L.median(q) <= 1.05),
     ]);
   }
