@@ -4,7 +4,7 @@ import { CacheInvalidation } from '../cache/invalidation.service';
 import type { ReadThroughCache } from '../cache/read-through-cache';
 import { AppError } from '../common/errors/app-error';
 import { PrismaService } from '../prisma/prisma.service';
-import { hashApiKey, hasApiKeyShape, isWellFormedApiKey } from './api-key-secret';
+import { hashApiKey, isWellFormedApiKey, mayBeApiKey } from './api-key-secret';
 import { ApiKeyUsageTracker } from './api-key-usage.tracker';
 
 interface CachedKey {
@@ -37,9 +37,10 @@ export class ApiKeyAuthService {
 
   /** Synchronous once the key is cached (the warm path); a promise when it must be loaded. */
   authenticate(key: string): ApiKeyPrincipal | Promise<ApiKeyPrincipal> {
-    // The shape is checked before hashing (a long header costs nothing); the checksum only before
-    // a storage look-up, so a cached key skips it and a typo never reaches the database.
-    if (!hasApiKeyShape(key)) throw new AppError('invalid_api_key');
+    // Length and prefix are checked before hashing (a long header costs nothing); the characters
+    // and the checksum only before a storage look-up, so a cached key skips them and a typo never
+    // reaches the database.
+    if (!mayBeApiKey(key)) throw new AppError('invalid_api_key');
     const hash = hashApiKey(key);
     const entry = this.keys.cached(hash);
     if (entry !== undefined) return this.verdict(entry);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { generateApiKey, hashApiKey, isWellFormedApiKey, visiblePrefix } from './api-key-secret';
+import { generateApiKey, hashApiKey, isWellFormedApiKey, mayBeApiKey, visiblePrefix } from './api-key-secret';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -19,6 +19,19 @@ describe('generateApiKey', () => {
   it('never issues the same key twice in 1000 keys', () => {
     const keys = new Set(Array.from({ length: 1000 }, () => generateApiKey()));
     expect(keys.size).toBe(1000);
+  });
+});
+
+describe('mayBeApiKey', () => {
+  it('passes every key the service issues', () => {
+    for (let i = 0; i < 50; i++) expect(mayBeApiKey(generateApiKey())).toBe(true);
+  });
+
+  it('stops a header of another length or prefix before it is hashed', () => {
+    const key = generateApiKey();
+    for (const other of ['', 'gh_', key.slice(0, -1), `${key}a`, key.repeat(100), `gx_${key.slice(3)}`, `GH_${key.slice(3)}`]) {
+      expect({ other, ok: mayBeApiKey(other) }).toEqual({ other, ok: false });
+    }
   });
 });
 

@@ -10,6 +10,7 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const KEY_PREFIX = 'gh_';
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
+const KEY_LENGTH = KEY_PREFIX.length + RANDOM_LENGTH + CHECKSUM_LENGTH;
 const KEY_PATTERN = /^gh_[0-9A-Za-z]{38}$/;
 
 function base62(n: number, width: number): string {
@@ -31,14 +32,19 @@ export function generateApiKey(): string {
   return body + checksum(body);
 }
 
-/** True when `key` has the shape of a key this service issues (cheap: checked before hashing). */
-export function hasApiKeyShape(key: string): boolean {
-  return KEY_PATTERN.test(key);
+/**
+ * True when `key` has the length and prefix of a key this service issues: what the request path
+ * checks before hashing, so a long or foreign header costs nothing. The characters and the checksum
+ * (isWellFormedApiKey) are checked only before a storage look-up: on a cached key the pattern
+ * alone cost ~0.1 µs of a ~25 µs request.
+ */
+export function mayBeApiKey(key: string): boolean {
+  return key.length === KEY_LENGTH && key.startsWith(KEY_PREFIX);
 }
 
 /** True when `key` has the shape and checksum of a key this service issued. */
 export function isWellFormedApiKey(key: string): boolean {
-  if (!hasApiKeyShape(key)) return false;
+  if (!KEY_PATTERN.test(key)) return false;
   const body = key.slice(0, KEY_PREFIX.length + RANDOM_LENGTH);
   return key.slice(body.length) === checksum(body);
 }

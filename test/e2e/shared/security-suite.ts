@@ -37,6 +37,9 @@ export async function runSecuritySuite(t: TestApp, route: DocumentedRoute, accou
     expect401(await call(t, route, null), 'missing_credentials', challenge);
     expect401(await call(t, route, { apiKey: 'not-a-key' }), 'invalid_api_key', challenge);
     expect401(await call(t, route, { apiKey: generateApiKey() }), 'invalid_api_key', challenge);
+    // The length and prefix of a key, with a character no key has; and a header far longer than a key.
+    expect401(await call(t, route, { apiKey: `${generateApiKey().slice(0, -1)}!` }), 'invalid_api_key', challenge);
+    expect401(await call(t, route, { apiKey: generateApiKey().repeat(200) }), 'invalid_api_key', challenge);
     expect401(await call(t, route, { bearer: account.owner.token }), 'missing_credentials', challenge);
     const others = API_KEY_SCOPES.filter((s) => s !== auth.scope);
     const { key } = await account.createKey({ scopes: others });
