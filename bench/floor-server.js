@@ -14,17 +14,23 @@
 //                                             the stack Gatehouse keeps (issue 6): passport-headerapikey
 //                                             through @nestjs/passport, then @nestjs/throttler's guard,
 //                                             both as cheap as they go (see stackProviders)
+//   node bench/floor-server.js <port> stack-contract
+//                                             stack-lean answering with the response head PRODUCT.md
+//                                             asks of every API-key answer, as Gatehouse writes it: a
+//                                             request id (randomUUID, in an onRequest hook), Vary:
+//                                             Origin, and the IETF RateLimit-Policy and RateLimit
+//                                             fields beside the throttler's three X-RateLimit-*
 // `guard` is issue 6's "Nest+Fastify guard" row: the least an authenticated, rate-limited Nest
 // route can cost here; `guard-redis` its "counter in Redis (atomic Lua, EVALSHA)" row. Listens on
 // 127.0.0.1 only. Plain CommonJS: decorators applied by hand.
 require('reflect-metadata');
-const { createHash } = require('node:crypto');
+const { createHash, randomUUID } = require('node:crypto');
 const { Controller, Get, Module } = require('@nestjs/common');
 const { APP_GUARD, NestFactory } = require('@nestjs/core');
 const { FastifyAdapter } = require('@nestjs/platform-fastify');
 
 const port = Number(process.argv[2] || process.env.PORT || 3998);
-const MODES = ['route', 'guard', 'guard-deferred', 'guard-redis', 'stack', 'stack-lean'];
+const MODES = ['route', 'guard', 'guard-deferred', 'guard-redis', 'stack', 'stack-lean', 'stack-contract'];
 const mode = MODES.includes(process.argv[3]) ? process.argv[3] : 'route';
 const body = { ok: true, accountId: '00000000-0000-0000-0000-000000000000' };
 
@@ -135,6 +141,16 @@ function stackProviders() {
       return this.handleRequest({ context, limit: throttler.limit, ttl: throttler.ttl, blockDuration: throttler.ttl, throttler, getTracker, generateKey });
     }
   }
+  if (mode === 'stack-contract') {
+    // The IETF pair from the numbers of the throttler's three headers, which it sets in this order.
+    let limit, remaining;
+    LeanThrottlerGuard.prototype.setResponseHeader = function (res, name, value) {
+      res.header(name, value);
+      if (name === 'X-RateLimit-Limit') limit = value;
+      else if (name === 'X-RateLimit-Remaining') remaining = value;
+      else res.header('ratelimit-policy', `"default";q=${limit};w=60`).header('ratelimit', `"default";r=${remaining};t=${value}`);
+    };
+  }
   return [KeyStrategy, { provide: APP_GUARD, useClass: LeanAuthGuard }, { provide: APP_GUARD, useClass: LeanThrottlerGuard }];
 }
 
@@ -168,7 +184,18 @@ Module({
 })(FloorModule);
 
 (async () => {
-  const app = await NestFactory.create(FloorModule, new FastifyAdapter(), { logger: false });
+  const contract = mode === 'stack-contract';
+  const adapter = new FastifyAdapter(contract ? { genReqId: () => randomUUID() } : {});
+  const app = await NestFactory.create(FloorModule, adapter, { logger: false });
+  if (contract) {
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRequest', (req, reply, done) => {
+        reply.header('x-request-id', req.id).header('vary', 'Origin');
+        done();
+      });
+  }
   if (mode === 'route') {
     app
       .getHttpAdapter()

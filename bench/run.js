@@ -175,8 +175,9 @@ async function runMode(modeName) {
 
 /**
  * Issue 6's comparisons, measured in turns: the bare reference, the app's allowed path, the stack
- * floor the ratio target is best read against (the stack run as Gatehouse runs it; with PostgreSQL
- * + Redis, the minimal guard with its counter in Redis, the issue's Redis row) and the app's 429
+ * floor the ratio target is best read against (the stack run as Gatehouse runs it, answering with
+ * the response head PRODUCT.md asks for; with PostgreSQL + Redis, the minimal guard with its counter
+ * in Redis, the issue's Redis row) and the app's 429
  * path (its exhausted key) are all up, and each round measures them one after another for one run
  * each, the others stopped. On these shared machines the speed of a core moves by up to ±30% within
  * a minute, and not alike for a tiny server and a large one (docs/PERFORMANCE.md, "A sixth
@@ -185,7 +186,7 @@ async function runMode(modeName) {
  * requests through: a few percent of one run at most, shown in BENCHMARKS.md's answers.)
  */
 async function inTurnsWithBare(modeName, app, acct) {
-  const [floorMode, floorLabel] = modeName === 'pg' ? ['guard-redis', 'minimal guard, counter in Redis'] : ['stack-lean', 'the stack run as Gatehouse runs it'];
+  const [floorMode, floorLabel] = modeName === 'pg' ? ['guard-redis', 'minimal guard, counter in Redis'] : ['stack-contract', "the stack run as Gatehouse runs it, with the contract's response head"];
   const bare = await L.startBare();
   const floor = await L.startFloor(floorMode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}turns:` });
   const floorOpts = pingAllowed(floor, floorKeys());
@@ -310,6 +311,7 @@ async function runFloors() {
     ['guard-redis', 'NestJS + Fastify + minimal key guard, counter in Redis: one EVALSHA per request (stack floor)'],
     ['stack', 'NestJS + Fastify + @nestjs/passport AuthGuard + ThrottlerGuard, O(1) storage answering after I/O polling (stack floor)'],
     ['stack-lean', 'NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them (stack floor)'],
+    ['stack-contract', "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's response head (stack floor)"],
   ]) {
     const floor = await L.startFloor(mode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}floor:` });
     commands.push(floor.child.command);
@@ -458,7 +460,7 @@ function targets(bare, soak) {
     return r ? ` (${label}: ${fmt(ratio(r), 2)} ×)` : '';
   };
   const redisFloor = floorNote('minimal guard, counter in Redis', 'NestJS + Fastify + minimal key guard, counter in Redis');
-  const leanFloor = floorNote('the stack run as Gatehouse runs it', 'NestJS + Fastify + passport strategy and ThrottlerGuard');
+  const leanFloor = floorNote("the stack run as Gatehouse runs it, with the contract's response head", "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's");
   // The verdict is the median of the rounds in turns; the single scenario's ratio is shown beside it.
   const inTurns = (mode) => {
     const t = turns[mode];
@@ -589,11 +591,13 @@ The stack floor rows (bench/floor-server.js) are NestJS + Fastify with this proj
 controller route; the same with issue 6's minimal guard (sha256 of the key, an in-memory map, an in-memory
 counter, three headers); that guard answering after I/O polling (setImmediate), as Gatehouse's counters do
 (docs/PERFORMANCE.md, "Answering once per loop turn"); and that guard with its counter in Redis, one EVALSHA
-per request (issue 6's "counter in Redis" row). The last two are the stack Gatehouse keeps: passport-headerapikey
+per request (issue 6's "counter in Redis" row). The last three are the stack Gatehouse keeps: passport-headerapikey
 through @nestjs/passport, then @nestjs/throttler's guard with an O(1) storage answering after I/O polling, wired
-as their documentation shows (\`AuthGuard('api-key')\`, \`ThrottlerGuard\`) and run as Gatehouse runs them
-(strategy on a per-request object, \`handleRequest\` called straight). They show what the stack itself costs on
-this machine; see "Where the time goes" below for what Gatehouse's request does on top.
+as their documentation shows (\`AuthGuard('api-key')\`, \`ThrottlerGuard\`), run as Gatehouse runs them
+(strategy on a per-request object, \`handleRequest\` called straight), and run so with the response head
+PRODUCT.md asks of every answer (a request id, \`Vary: Origin\`, the IETF \`RateLimit-Policy\` and \`RateLimit\`
+beside the three \`X-RateLimit-*\`): what the stack and the contract's headers cost before Gatehouse's own work
+(key look-up, authorisation, CORS, usage counting). See "Where the time goes" below for that work.
 
 - **× bare**: req/s divided by the bare reference of this run (median of its ${bares.length === 3 ? 'start, middle and end' : 'start and end'} measurements: ${bares.map((r) => fmt(r.rps)).join(', ')} req/s).
 - **CPU µs/req**: server process utime+stime (/proc/<pid>/stat) over the run divided by the responses; **CPU** is the share of one core the server used.
