@@ -173,6 +173,10 @@ async function runMode(modeName) {
   }
 }
 
+/** The floors the two ratio targets are read against, as BENCHMARKS.md names them. */
+const REDIS_FLOOR = 'minimal guard, counter in Redis';
+const CONTRACT_FLOOR = "the stack run as Gatehouse runs it, with the contract's response head";
+
 /**
  * Issue 6's comparisons, measured in turns: the bare reference, the app's allowed path, the stack
  * floor the ratio target is best read against (the stack run as Gatehouse runs it, answering with
@@ -186,7 +190,7 @@ async function runMode(modeName) {
  * requests through: a few percent of one run at most, shown in BENCHMARKS.md's answers.)
  */
 async function inTurnsWithBare(modeName, app, acct) {
-  const [floorMode, floorLabel] = modeName === 'pg' ? ['guard-redis', 'minimal guard, counter in Redis'] : ['stack-contract', "the stack run as Gatehouse runs it, with the contract's response head"];
+  const [floorMode, floorLabel] = modeName === 'pg' ? ['guard-redis', REDIS_FLOOR] : ['stack-contract', CONTRACT_FLOOR];
   const bare = await L.startBare();
   const floor = await L.startFloor(floorMode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}turns:` });
   const floorOpts = pingAllowed(floor, floorKeys());
@@ -459,8 +463,8 @@ function targets(bare, soak) {
     const r = find('reference', prefix);
     return r ? ` (${label}: ${fmt(ratio(r), 2)} ×)` : '';
   };
-  const redisFloor = floorNote('minimal guard, counter in Redis', 'NestJS + Fastify + minimal key guard, counter in Redis');
-  const leanFloor = floorNote("the stack run as Gatehouse runs it, with the contract's response head", "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's");
+  const redisFloor = floorNote(REDIS_FLOOR, 'NestJS + Fastify + minimal key guard, counter in Redis');
+  const contractFloor = floorNote(CONTRACT_FLOOR, "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's");
   // The verdict is the median of the rounds in turns; the single scenario's ratio is shown beside it.
   const inTurns = (mode) => {
     const t = turns[mode];
@@ -478,7 +482,7 @@ function targets(bare, soak) {
   const pgTurns = inTurns('pg');
   const embeddedTurns = inTurns('embedded');
   if (allowed.pg && pgTurns) rows.push(['API-key request, PostgreSQL + Redis: >= 0.40 × bare, p99 <= 10 ms', pgTurns.text + single(allowed.pg, redisFloor), verdict(pgTurns.ratio >= 0.4 && pgTurns.p99 <= 10)]);
-  if (allowed.embedded && embeddedTurns) rows.push(['API-key request, embedded: >= 0.55 × bare', embeddedTurns.text + single(allowed.embedded, leanFloor), verdict(embeddedTurns.ratio >= 0.55)]);
+  if (allowed.embedded && embeddedTurns) rows.push(['API-key request, embedded: >= 0.55 × bare', embeddedTurns.text + single(allowed.embedded, contractFloor), verdict(embeddedTurns.ratio >= 0.55)]);
   // In turns: the median of each round's 429 µs over its allowed µs (within 5%: CPU µs move by more
   // than that between runs); the scenarios alone beside it.
   for (const mode of Object.keys(MODES)) {

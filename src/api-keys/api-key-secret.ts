@@ -11,7 +11,7 @@ const KEY_PREFIX = 'gh_';
 const RANDOM_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;
 const KEY_LENGTH = KEY_PREFIX.length + RANDOM_LENGTH + CHECKSUM_LENGTH;
-const KEY_PATTERN = /^gh_[0-9A-Za-z]{38}$/;
+const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
 
 function base62(n: number, width: number): string {
   let out = '';
