@@ -32,7 +32,11 @@ export class ApiKeyAuthService {
     private readonly usage: ApiKeyUsageTracker,
     invalidation: CacheInvalidation,
   ) {
-    this.keys = invalidation.cache('apiKeyHash', { max: 100_000, load: (hash) => this.load(hash) });
+    this.keys = invalidation.cache('apiKeyHash', {
+      max: 100_000,
+      load: (hash) => this.loadMany([hash]).then(([entry]) => entry),
+      loadMany: (hashes) => this.loadMany(hashes),
+    });
   }
 
   /** Synchronous once the key is cached (the warm path); a promise when it must be loaded. */
@@ -58,23 +62,42 @@ export class ApiKeyAuthService {
     return entry.principal;
   }
 
-  private async load(hash: string): Promise<CachedKey | typeof ABSENT> {
-    const row = await this.prisma.apiKey.findFirst({
-      where: { OR: [{ hash }, { previousHash: hash }] },
-      select: { id: true, accountId: true, scopes: true, allowedOrigins: true, expiresAt: true, hash: true, previousHashExpiresAt: true, status: true },
-    });
-    if (row === null) return ABSENT;
-    return {
-      principal: {
-        kind: 'apiKey',
-        keyId: row.id,
-        accountId: row.accountId,
-        scopes: row.scopes as ApiKeyScope[],
-        allowedOrigins: row.allowedOrigins,
+  /** The entry of each hash, in order: one query however many (the cache refreshes keys in use in batches). */
+  private async loadMany(hashes: readonly string[]): Promise<Array<CachedKey | typeof ABSENT>> {
+    const rows = await this.prisma.apiKey.findMany({
+      where: { OR: [{ hash: { in: [...hashes] } }, { previousHash: { in: [...hashes] } }] },
+      select: {
+        id: true,
+        accountId: true,
+        scopes: true,
+        allowedOrigins: true,
+        expiresAt: true,
+        hash: true,
+        previousHash: true,
+        previousHashExpiresAt: true,
+        status: true,
       },
-      expiresAt: row.expiresAt?.getTime() ?? null,
-      graceEndsAt: row.hash === hash ? null : (row.previousHashExpiresAt?.getTime() ?? 0),
-      revoked: row.status === 'revoked',
-    };
+    });
+    const byHash = new Map<string, (typeof rows)[number]>();
+    for (const row of rows) {
+      if (row.previousHash !== null) byHash.set(row.previousHash, row);
+      byHash.set(row.hash, row);
+    }
+    return hashes.map((hash) => {
+      const row = byHash.get(hash);
+      if (row === undefined) return ABSENT;
+      return {
+        principal: {
+          kind: 'apiKey',
+          keyId: row.id,
+          accountId: row.accountId,
+          scopes: row.scopes as ApiKeyScope[],
+          allowedOrigins: row.allowedOrigins,
+        },
+        expiresAt: row.expiresAt?.getTime() ?? null,
+        graceEndsAt: row.hash === hash ? null : (row.previousHashExpiresAt?.getTime() ?? 0),
+        revoked: row.status === 'revoked',
+      };
+    });
   }
 }

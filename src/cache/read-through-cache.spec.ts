@@ -231,4 +231,73 @@ describe('ReadThroughCache', () => {
     expect(cache.cached('a')).toBe('A');
     expect(cache.cached('c')).toBe('C');
   });
+
+  describe('with loadMany', () => {
+    /** Each `loadMany` call: its keys, and a way to settle it. */
+    let batches: Array<{ keys: readonly string[]; resolve: (values: string[]) => void; reject: (err: unknown) => void }>;
+
+    beforeEach(() => {
+      batches = [];
+      const loadMany = (keys: readonly string[]) => new Promise<string[]>((resolve, reject) => batches.push({ keys, resolve, reject }));
+      cache = new ReadThroughCache<string>({ max: 100, refreshMs: REFRESH_MS, load: loader.load, loadMany });
+    });
+
+    it('refreshes the entries that fall due within a second in one call, serving the old values meanwhile', async () => {
+      await prime('a', 'A1');
+      await prime('b', 'B1');
+      await prime('c', 'C1');
+      jest.advanceTimersByTime(REFRESH_MS);
+
+      expect(cache.cached('a')).toBe('A1');
+      jest.advanceTimersByTime(400);
+      expect(cache.cached('b')).toBe('B1');
+      expect(cache.cached('a')).toBe('A1'); // already waiting: not asked twice
+      expect(batches).toEqual([]);
+      jest.advanceTimersByTime(600);
+
+      expect(batches.map((b) => b.keys)).toEqual([['a', 'b']]); // c was not read: not refreshed
+      expect(loader.calls).toEqual(['a', 'b', 'c']); // misses only
+      batches[0].resolve(['A2', 'B2']);
+      await settle();
+      expect(cache.cached('a')).toBe('A2');
+      expect(cache.cached('b')).toBe('B2');
+      expect(cache.cached('c')).toBe('C1');
+    });
+
+    it('leaves out a key invalidated while it waited, and does not store one invalidated while its batch ran', async () => {
+      await prime('a', 'A1');
+      await prime('b', 'B1');
+      await prime('c', 'C1');
+      jest.advanceTimersByTime(REFRESH_MS);
+      for (const key of ['a', 'b', 'c']) cache.cached(key);
+      cache.invalidate('a');
+      jest.advanceTimersByTime(1_000);
+      expect(batches.map((b) => b.keys)).toEqual([['b', 'c']]);
+
+      cache.invalidate('b');
+      batches[0].resolve(['B-old', 'C2']);
+      await settle();
+      expect(cache.cached('b')).toBeUndefined();
+      expect(cache.cached('c')).toBe('C2');
+    });
+
+    it('keeps the old values when a batch fails, and refreshes them with the next read a second later', async () => {
+      await prime('a', 'A1');
+      jest.advanceTimersByTime(REFRESH_MS);
+      cache.cached('a');
+      jest.advanceTimersByTime(1_000);
+      batches[0].reject(new Error('database down'));
+      await settle();
+
+      expect(cache.cached('a')).toBe('A1');
+      jest.advanceTimersByTime(2_000);
+      expect(batches).toHaveLength(1);
+      cache.cached('a');
+      jest.advanceTimersByTime(1_000);
+      expect(batches).toHaveLength(2);
+      batches[1].resolve(['A2']);
+      await settle();
+      expect(cache.cached('a')).toBe('A2');
+    });
+  });
 });

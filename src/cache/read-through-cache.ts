@@ -20,6 +20,12 @@ export interface ReadThroughCacheOptions<V> {
   /** An entry read after about this long is refreshed in the background; unread for twice as long, it is dropped. */
   readonly refreshMs: number;
   readonly load: (key: string) => Promise<V>;
+  /**
+   * Loads several keys at once, a value for each in their order. With it, background refreshes
+   * that fall due within REFRESH_BATCH_MS go to the database together, so keeping N entries fresh
+   * costs a query a second, not N queries per refresh interval (docs/PERFORMANCE.md).
+   */
+  readonly loadMany?: (keys: readonly string[]) => Promise<V[]>;
 }
 
 interface Entry<V> {
@@ -30,6 +36,9 @@ interface Entry<V> {
 
 /** After a failed background reload, reads wait this long before trying again. */
 const RETRY_REFRESH_MS = 1_000;
+/** With `loadMany`: how long a due refresh waits for others to go with it, and how many go in one call. */
+export const REFRESH_BATCH_MS = 1_000;
+const REFRESH_BATCH_MAX = 500;
 
 /**
  * What the request path keeps of the database (API keys, users, plan limits), shaped for it:
@@ -37,7 +46,8 @@ const RETRY_REFRESH_MS = 1_000;
  * - a hit is synchronous, so a warm request awaits nothing here;
  * - a hit older than half to all of `refreshMs` (spread, so entries loaded together are not
  *   reloaded together: 400 keys reloading at once showed as dips) is answered from the cache and
- *   reloaded in the background; an entry whose last load
+ *   reloaded in the background, with the others due within a second when there is `loadMany`;
+ *   an entry whose last load
  *   is 2 × `refreshMs` old is dropped (so one nobody reads goes away, and staleness stays bounded
  *   if an invalidation message is lost or the reloads keep failing);
  * - concurrent misses of one key share one load;
@@ -47,6 +57,9 @@ const RETRY_REFRESH_MS = 1_000;
 export class ReadThroughCache<V extends CacheableValue> {
   private readonly entries: LRUCache<string, Entry<V>>;
   private readonly loading = new Map<string, Promise<V>>();
+  /** With `loadMany`: keys whose background refresh waits for the next batch. */
+  private readonly due = new Set<string>();
+  private dueTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ReadThroughCacheOptions<V>) {
     this.entries = new LRUCache<string, Entry<V>>({ max: options.max, ttl: 2 * options.refreshMs });
@@ -57,13 +70,38 @@ export class ReadThroughCache<V extends CacheableValue> {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     const now = Date.now();
-    if (entry.refreshAt <= now && !this.loading.has(key)) {
-      // On failure the old value is kept (until it expires), and reads retry a second later.
-      this.load(key).catch(() => {
-        entry.refreshAt = Date.now() + RETRY_REFRESH_MS;
-      });
-    }
+    if (entry.refreshAt <= now && !this.loading.has(key) && !this.due.has(key)) this.refresh(key);
     return entry.value;
+  }
+
+  /**
+   * Reloads a due entry in the background: at once, or with the next batch when there is
+   * `loadMany`. On failure the old value is kept (until it expires), and reads retry a second later.
+   */
+  private refresh(key: string): void {
+    if (this.options.loadMany === undefined) {
+      this.load(key).catch(() => this.retryLater(key));
+      return;
+    }
+    this.due.add(key);
+    this.dueTimer ??= setTimeout(() => this.refreshDue(), REFRESH_BATCH_MS).unref();
+  }
+
+  private refreshDue(): void {
+    const loadMany = this.options.loadMany!;
+    const keys = [...this.due].filter((key) => !this.loading.has(key));
+    this.due.clear();
+    this.dueTimer = undefined;
+    for (let i = 0; i < keys.length; i += REFRESH_BATCH_MAX) {
+      const batch = keys.slice(i, i + REFRESH_BATCH_MAX);
+      const values = new Promise<V[]>((resolve) => resolve(loadMany(batch)));
+      batch.forEach((key, j) => this.track(key, values.then((v) => v[j])).catch(() => this.retryLater(key)));
+    }
+  }
+
+  private retryLater(key: string): void {
+    const entry = this.entries.peek(key);
+    if (entry !== undefined) entry.refreshAt = Date.now() + RETRY_REFRESH_MS;
   }
 
   /** The cached value, or a (shared) load of it. */
@@ -73,9 +111,12 @@ export class ReadThroughCache<V extends CacheableValue> {
 
   /** Loads and stores the value; callers of the same key share one load. */
   load(key: string): Promise<V> {
-    const running = this.loading.get(key);
-    if (running !== undefined) return running;
-    const loaded: Promise<V> = new Promise<V>((resolve) => resolve(this.options.load(key)))
+    return this.loading.get(key) ?? this.track(key, new Promise<V>((resolve) => resolve(this.options.load(key))));
+  }
+
+  /** Stores what `loading` gives for `key`, unless the key is invalidated (or reloaded) meanwhile. */
+  private track(key: string, loading: Promise<V>): Promise<V> {
+    const loaded: Promise<V> = loading
       .then((value) => {
         // Not stored if the key was invalidated (or reloaded) meanwhile.
         if (this.loading.get(key) === loaded) {
@@ -93,5 +134,6 @@ export class ReadThroughCache<V extends CacheableValue> {
   invalidate(key: string): void {
     this.entries.delete(key);
     this.loading.delete(key);
+    this.due.delete(key);
   }
 }
