@@ -21,7 +21,11 @@ export class UserPrincipalService {
     private readonly prisma: PrismaService,
     invalidation: CacheInvalidation,
   ) {
-    this.users = invalidation.cache('user', { max: 50_000, load: (id) => this.load(id) });
+    this.users = invalidation.cache('user', {
+      max: 50_000,
+      load: (id) => this.loadMany([id]).then(([user]) => user),
+      loadMany: (ids) => this.loadMany(ids),
+    });
   }
 
   async find(userId: string): Promise<CachedUser | null> {
@@ -29,10 +33,18 @@ export class UserPrincipalService {
     return entry === ABSENT ? null : entry;
   }
 
-  private async load(userId: string): Promise<CachedUser | typeof ABSENT> {
-    const row = await this.prisma.user.findUnique({ where: { id: userId }, select: { id: true, email: true, accountId: true, role: true, tokenVersion: true } });
-    if (row === null) return ABSENT;
-    return { principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role }, tokenVersion: row.tokenVersion };
+  /** The user of each id, in order: one query however many (the cache refreshes users in use in batches). */
+  private async loadMany(userIds: readonly string[]): Promise<Array<CachedUser | typeof ABSENT>> {
+    const rows = await this.prisma.user.findMany({
+      where: { id: { in: [...userIds] } },
+      select: { id: true, email: true, accountId: true, role: true, tokenVersion: true },
+    });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return userIds.map((id) => {
+      const row = byId.get(id);
+      if (row === undefined) return ABSENT;
+      return { principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role }, tokenVersion: row.tokenVersion };
+    });
   }
 }
 

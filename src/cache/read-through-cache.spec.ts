@@ -234,11 +234,11 @@ describe('ReadThroughCache', () => {
 
   describe('with loadMany', () => {
     /** Each `loadMany` call: its keys, and a way to settle it. */
-    let batches: Array<{ keys: readonly string[]; resolve: (values: string[]) => void; reject: (err: unknown) => void }>;
+    let batches: Array<{ keys: readonly string[]; resolve: (values: Array<string | undefined>) => void; reject: (err: unknown) => void }>;
 
     beforeEach(() => {
       batches = [];
-      const loadMany = (keys: readonly string[]) => new Promise<string[]>((resolve, reject) => batches.push({ keys, resolve, reject }));
+      const loadMany = (keys: readonly string[]) => new Promise<Array<string | undefined>>((resolve, reject) => batches.push({ keys, resolve, reject }));
       cache = new ReadThroughCache<string>({ max: 100, refreshMs: REFRESH_MS, load: loader.load, loadMany });
     });
 
@@ -298,6 +298,24 @@ describe('ReadThroughCache', () => {
       batches[1].resolve(['A2']);
       await settle();
       expect(cache.cached('a')).toBe('A2');
+    });
+
+    it('fails only the refresh of a key the batch has no value for', async () => {
+      await prime('a', 'A1');
+      await prime('b', 'B1');
+      jest.advanceTimersByTime(REFRESH_MS);
+      cache.cached('a');
+      cache.cached('b');
+      jest.advanceTimersByTime(1_000);
+      batches[0].resolve([undefined, 'B2']);
+      await settle();
+
+      expect(cache.cached('a')).toBe('A1'); // kept, as after a failed load
+      expect(cache.cached('b')).toBe('B2');
+      jest.advanceTimersByTime(1_000);
+      cache.cached('a');
+      jest.advanceTimersByTime(1_000);
+      expect(batches.map((b) => b.keys)).toEqual([['a', 'b'], ['a']]);
     });
   });
 });

@@ -23,9 +23,10 @@ export interface ReadThroughCacheOptions<V> {
   /**
    * Loads several keys at once, a value for each in their order. With it, background refreshes
    * that fall due within REFRESH_BATCH_MS go to the database together, so keeping N entries fresh
-   * costs a query a second, not N queries per refresh interval (docs/PERFORMANCE.md).
+   * costs a query a second, not N queries per refresh interval (docs/PERFORMANCE.md). `undefined`
+   * for a key fails that key's refresh alone, as a failed load would.
    */
-  readonly loadMany?: (keys: readonly string[]) => Promise<V[]>;
+  readonly loadMany?: (keys: readonly string[]) => Promise<Array<V | undefined>>;
 }
 
 interface Entry<V> {
@@ -94,8 +95,8 @@ export class ReadThroughCache<V extends CacheableValue> {
     this.dueTimer = undefined;
     for (let i = 0; i < keys.length; i += REFRESH_BATCH_MAX) {
       const batch = keys.slice(i, i + REFRESH_BATCH_MAX);
-      const values = new Promise<V[]>((resolve) => resolve(loadMany(batch)));
-      batch.forEach((key, j) => this.track(key, values.then((v) => v[j])).catch(() => this.retryLater(key)));
+      const values = new Promise<Array<V | undefined>>((resolve) => resolve(loadMany(batch)));
+      batch.forEach((key, j) => this.track(key, values.then((v) => v[j] ?? Promise.reject(new Error('loadMany gave no value')))).catch(() => this.retryLater(key)));
     }
   }
 

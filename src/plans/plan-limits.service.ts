@@ -26,7 +26,11 @@ export class PlanLimitsService {
     private readonly prisma: PrismaService,
     invalidation: CacheInvalidation,
   ) {
-    this.limits = invalidation.cache('account', { max: 50_000, load: (accountId) => this.load(accountId) });
+    this.limits = invalidation.cache('account', {
+      max: 50_000,
+      load: (accountId) => this.loadMany([accountId]).then(([limits]) => limits ?? Promise.reject(new Error(`account ${accountId} not found`))),
+      loadMany: (accountIds) => this.loadMany(accountIds),
+    });
   }
 
   /** The cached limits, if any: lets the request path stay synchronous once warm. */
@@ -38,15 +42,21 @@ export class PlanLimitsService {
     return this.limits.get(accountId);
   }
 
-  private async load(accountId: string): Promise<PlanLimits> {
-    const account = await this.prisma.account.findUniqueOrThrow({ where: { id: accountId }, include: { plan: true } });
-    return {
-      planId: account.plan.id,
-      apiRequestsPerMinute: account.plan.apiRequestsPerMinute,
-      managementRequestsPerMinute: account.plan.managementRequestsPerMinute,
-      nonceTtlSeconds: account.nonceTtlSeconds,
-      accountName: account.name,
-      plan: toPlanDto(account.plan),
-    };
+  /** The limits of each account, in order (undefined for an unknown id): one query however many, as the cache refreshes them in batches. */
+  private async loadMany(accountIds: readonly string[]): Promise<Array<PlanLimits | undefined>> {
+    const accounts = await this.prisma.account.findMany({ where: { id: { in: [...accountIds] } }, include: { plan: true } });
+    const byId = new Map(accounts.map((account) => [account.id, account]));
+    return accountIds.map((id) => {
+      const account = byId.get(id);
+      if (account === undefined) return undefined;
+      return {
+        planId: account.plan.id,
+        apiRequestsPerMinute: account.plan.apiRequestsPerMinute,
+        managementRequestsPerMinute: account.plan.managementRequestsPerMinute,
+        nonceTtlSeconds: account.nonceTtlSeconds,
+        accountName: account.name,
+        plan: toPlanDto(account.plan),
+      };
+    });
   }
 }
