@@ -9,7 +9,7 @@ import type { Actor } from './current-principal.decorator';
 import { TokenResponseDto } from './dto/login.dto';
 import { MeDto } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
-import { hashPassword, passwordProblems, verifyPassword } from './passwords';
+import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from './passwords';
 import type { UserPrincipal } from './principal';
 import { TokenService } from './token.service';
 
@@ -30,8 +30,9 @@ export class AuthService {
   async login(rawEmail: string, password: string, requestId: string): Promise<TokenResponseDto> {
     const email = normalizeEmail(rawEmail);
     await this.lockout.assertNotLocked(email);
-    const user = await this.prisma.user.findUnique({ where: { email }, select: { id: true, accountId: true, passwordHash: true, tokenVersion: true } });
-    if (!(await verifyPassword(user?.passwordHash ?? null, password)) || user === null) {
+    const select = { id: true, accountId: true, passwordHash: true, tokenVersion: true } as const;
+    const { user, verified } = await verifyLogin(() => this.prisma.user.findUnique({ where: { email }, select }), password);
+    if (!verified || user === null) {
       await this.lockout.recordFailure(email);
       if (user !== null) await this.audit.record({ accountId: user.accountId, action: 'auth.login_failed', actorEmail: email, requestId, target: { type: 'user', id: user.id } });
       throw new AppError('invalid_credentials').withChallenge(CHALLENGE.bearer);

@@ -1,4 +1,5 @@
-import { hashPassword, verifyPassword } from './passwords';
+import { availableParallelism } from 'node:os';
+import { hashPassword, verifyLogin, verifyPassword } from './passwords';
 
 describe('hashPassword', () => {
   it('produces an argon2id hash with the OWASP parameters', async () => {
@@ -40,5 +41,42 @@ describe('verifyPassword', () => {
     expect(await verifyPassword(null, 'no user has this password')).toBe(false);
     expect(await verifyPassword(null, 'correct horse battery staple')).toBe(false);
     expect(await verifyPassword(null, '')).toBe(false);
+  });
+});
+
+describe('verifyLogin', () => {
+  let hash: string;
+
+  beforeAll(async () => {
+    hash = await hashPassword('correct horse battery staple');
+  });
+
+  it('answers the user found when the password is theirs, and not verified otherwise', async () => {
+    const user = { id: 'u1', passwordHash: hash };
+    expect(await verifyLogin(async () => user, 'correct horse battery staple')).toEqual({ user, verified: true });
+    expect(await verifyLogin(async () => user, 'wrong password')).toEqual({ user, verified: false });
+  });
+
+  it('verifies nobody for an unknown email or a user without a password, whatever the password', async () => {
+    expect(await verifyLogin(async () => null, 'no user has this password')).toEqual({ user: null, verified: false });
+    const invited = { id: 'u2', passwordHash: null };
+    expect(await verifyLogin(async () => invited, 'no user has this password')).toEqual({ user: invited, verified: false });
+  });
+
+  it('looks a user up only once a hashing slot is free, so a burst of logins does not query the database at once', async () => {
+    const slots = Math.max(1, Math.floor(availableParallelism() / 2));
+    let started = 0;
+    let finished = 0;
+    let mostInSlots = 0;
+    const find = async () => {
+      started++;
+      mostInSlots = Math.max(mostInSlots, started - finished);
+      return { passwordHash: hash };
+    };
+    const logins = Array.from({ length: slots * 2 + 1 }, () => verifyLogin(find, 'correct horse battery staple').finally(() => finished++));
+    const results = await Promise.all(logins);
+    expect(results.every((r) => r.verified)).toBe(true);
+    expect(started).toBe(logins.length);
+    expect(mostInSlots).toBe(slots);
   });
 });
