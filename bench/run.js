@@ -201,12 +201,14 @@ async function inTurnsWithBare(modeName, app, acct) {
     await L.cannon({ url: url(bare.port), duration: TIMING.warmup });
     await L.cannon({ ...limitedOpts(), duration: TIMING.warmup }); // spends the key's window
     // The same app twice (allowed, then 429): inTurns continues a side before its run and stops it after.
-    const [b, a, f, l] = await L.inTurns(
+    // Each of the two comparisons is of neighbours in time: the bare reference beside the app's allowed
+    // path, that beside its 429 path (the floor last, or first in the reversed rounds).
+    const [b, a, l, f] = await L.inTurns(
       [
         { pid: bare.pid, opts: () => ({ url: url(bare.port) }) },
         { pid: app.pid, opts: pingAllowed(app, acct.keys) },
-        { pid: floor.pid, opts: floorOpts },
         { pid: app.pid, opts: limitedOpts },
+        { pid: floor.pid, opts: floorOpts },
       ],
       { rounds: TURN_ROUNDS, duration: TIMING.duration, quietWaitS: Math.min(5, TIMING.quietWaitS) },
     );
@@ -544,9 +546,10 @@ function turnsSection() {
   return `
 **How the ratio and 429 targets are judged.** Right after the API-key scenario of each mode, the bare
 reference, the app and a stack floor are all up and measured in turns with the app's 429 path (its exhausted
-key), ${TURN_ROUNDS} rounds of one ${TIMING.duration} s run each (1 s warm-up, the other servers stopped with SIGSTOP, every other
-round in reverse order). A round's ratio divides the app's req/s by the bare reference's of the same round,
-seconds apart, and its 429 comparison divides the 429 path's CPU µs per request by the allowed path's; each
+key), ${TURN_ROUNDS} rounds of one ${TIMING.duration} s run each (1 s warm-up, the other servers stopped with SIGSTOP; the order bare,
+app, app's 429 path, floor, reversed every other round). A round's ratio divides the app's req/s by the bare reference's
+run just before or after it, and its 429 comparison divides the 429 path's CPU µs per request by the allowed path's run
+beside it; each
 verdict is the median of the rounds. The single scenarios in the big table compare measurements minutes
 apart, and on machines whose speed moves within a minute their ratios move with it (docs/PERFORMANCE.md,
 "A sixth machine").
