@@ -1,3 +1,4 @@
+import { loadUnderFakeClock } from '../../test/utils/fake-clock';
 import type * as AuthServiceModule from './api-key-auth.service';
 import type * as InvalidationModule from '../cache/invalidation.service';
 import type { AppConfig } from '../config/app-config';
@@ -43,15 +44,10 @@ describe('ApiKeyAuthService', () => {
   let service: AuthServiceModule.ApiKeyAuthService;
 
   beforeEach(() => {
-    // lru-cache takes its clock when first loaded: load the cache under the fake one (see read-through-cache.spec.ts).
-    jest.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
-    jest.advanceTimersByTime(1);
-    let ApiKeyAuthService!: typeof AuthServiceModule.ApiKeyAuthService;
-    let CacheInvalidation!: typeof InvalidationModule.CacheInvalidation;
-    jest.isolateModules(() => {
-      ({ ApiKeyAuthService } = require('./api-key-auth.service') as typeof AuthServiceModule);
-      ({ CacheInvalidation } = require('../cache/invalidation.service') as typeof InvalidationModule);
-    });
+    const { ApiKeyAuthService, CacheInvalidation } = loadUnderFakeClock(Date.UTC(2026, 0, 1), () => ({
+      ...(require('./api-key-auth.service') as typeof AuthServiceModule),
+      ...(require('../cache/invalidation.service') as typeof InvalidationModule),
+    }));
     rows = [];
     queries = [];
     const prisma = {

@@ -1,3 +1,4 @@
+import { loadUnderFakeClock } from '../../test/utils/fake-clock';
 import type * as UserPrincipalModule from '../auth/user-principal.service';
 import type * as PlanLimitsModule from '../plans/plan-limits.service';
 import type * as InvalidationModule from './invalidation.service';
@@ -28,17 +29,11 @@ describe('users and accounts refreshed in batches', () => {
   let planService: PlanLimitsModule.PlanLimitsService;
 
   beforeEach(() => {
-    // lru-cache takes its clock when first loaded: load the cache under the fake one (see read-through-cache.spec.ts).
-    jest.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
-    jest.advanceTimersByTime(1);
-    let UserPrincipalService!: typeof UserPrincipalModule.UserPrincipalService;
-    let PlanLimitsService!: typeof PlanLimitsModule.PlanLimitsService;
-    let CacheInvalidation!: typeof InvalidationModule.CacheInvalidation;
-    jest.isolateModules(() => {
-      ({ UserPrincipalService } = require('../auth/user-principal.service') as typeof UserPrincipalModule);
-      ({ PlanLimitsService } = require('../plans/plan-limits.service') as typeof PlanLimitsModule);
-      ({ CacheInvalidation } = require('./invalidation.service') as typeof InvalidationModule);
-    });
+    const { UserPrincipalService, PlanLimitsService, CacheInvalidation } = loadUnderFakeClock(Date.UTC(2026, 0, 1), () => ({
+      ...(require('../auth/user-principal.service') as typeof UserPrincipalModule),
+      ...(require('../plans/plan-limits.service') as typeof PlanLimitsModule),
+      ...(require('./invalidation.service') as typeof InvalidationModule),
+    }));
     users = [];
     accounts = [];
     queries = [];

@@ -1,3 +1,4 @@
+import { loadUnderFakeClock } from '../../test/utils/fake-clock';
 import type * as InvalidationModule from './invalidation.service';
 import type { AppConfig } from '../config/app-config';
 
@@ -7,12 +8,7 @@ describe('CacheInvalidation caches', () => {
   let loads: string[];
 
   beforeEach(() => {
-    // As in read-through-cache.spec.ts: lru-cache must be loaded under the fake clock, moved off 0.
-    jest.useFakeTimers({ now: Date.UTC(2025, 0, 1) });
-    jest.advanceTimersByTime(1);
-    jest.isolateModules(() => {
-      ({ CacheInvalidation } = require('./invalidation.service') as typeof InvalidationModule);
-    });
+    ({ CacheInvalidation } = loadUnderFakeClock(Date.UTC(2025, 0, 1), () => require('./invalidation.service') as typeof InvalidationModule));
     loads = [];
   });
 

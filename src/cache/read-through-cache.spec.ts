@@ -1,3 +1,4 @@
+import { loadUnderFakeClock } from '../../test/utils/fake-clock';
 import type * as ReadThroughCacheModule from './read-through-cache';
 
 const REFRESH_MS = 30_000;
@@ -38,15 +39,7 @@ describe('ReadThroughCache', () => {
   let cache: ReadThroughCacheModule.ReadThroughCache<string>;
 
   beforeEach(() => {
-    jest.useFakeTimers({ now: Date.UTC(2025, 0, 1) });
-    // The refresh is timed with Date.now(), but lru-cache times its TTL with the `performance` object
-    // it finds when first loaded (a normal import gets the real one, which fake timers do not move),
-    // and it takes a start time of 0 to mean "no TTL" (the fake performance.now() starts at 0).
-    // So: move the fake clock off 0, then load the cache and lru-cache afresh under it.
-    jest.advanceTimersByTime(1);
-    jest.isolateModules(() => {
-      ({ ReadThroughCache } = require('./read-through-cache') as typeof ReadThroughCacheModule);
-    });
+    ({ ReadThroughCache } = loadUnderFakeClock(Date.UTC(2025, 0, 1), () => require('./read-through-cache') as typeof ReadThroughCacheModule));
     loader = new ManualLoad();
     cache = new ReadThroughCache<string>({ max: 100, refreshMs: REFRESH_MS, load: loader.load });
   });
