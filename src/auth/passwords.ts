@@ -39,34 +39,29 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 let dummyHash: Promise<string> | undefined;
-const hashOfNothing = (): Promise<string> => (dummyHash ??= hashPassword('no user has this password'));
-
-/**
- * Verifies against `passwordHash`, or against a hash of nothing when there is no user, so an
- * unknown email costs the same time as a wrong password.
- */
-export async function verifyPassword(passwordHash: string | null, password: string): Promise<boolean> {
-  const against = passwordHash ?? (await hashOfNothing());
-  const ok = await withHashSlot(() => verify(against, password));
-  return passwordHash !== null && ok;
-}
 
 /**
  * A login: `find` looks the user up and the password is verified against their hash, both in one
  * hashing slot, so a burst of logins queues before its database look-ups too (each ~2 ms of the
- * event loop's CPU on PostgreSQL; 16 at once stalled API-key requests, docs/PERFORMANCE.md). An
- * unknown email (or a user without a password) costs what a wrong password does.
+ * event loop's CPU on PostgreSQL; 16 at once stalled API-key requests, docs/PERFORMANCE.md). With no
+ * user (or one without a password) it verifies against a hash of nothing, so an unknown email costs
+ * what a wrong password does.
  */
 export async function verifyLogin<U extends { passwordHash: string | null }>(
   find: () => Promise<U | null>,
   password: string,
 ): Promise<{ user: U | null; verified: boolean }> {
-  const nothing = await hashOfNothing(); // outside the slot: computing it takes a slot
+  const nothing = await (dummyHash ??= hashPassword('no user has this password')); // outside the slot: computing it takes a slot
   return withHashSlot(async () => {
     const user = await find();
     const ok = await verify(user?.passwordHash ?? nothing, password);
     return { user, verified: ok && user !== null && user.passwordHash !== null };
   });
+}
+
+/** Verifies against `passwordHash`, or, when it is null, as for an unknown user (see verifyLogin). */
+export async function verifyPassword(passwordHash: string | null, password: string): Promise<boolean> {
+  return (await verifyLogin(async () => ({ passwordHash }), password)).verified;
 }
 
 export const PASSWORD_MIN = 12;
