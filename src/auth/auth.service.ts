@@ -26,7 +26,7 @@ export class AuthService {
     private readonly accounts: PlanLimitsService,
   ) {}
 
-  /** Unknown email and wrong password answer alike, in the same time (see verifyPassword). */
+  /** Unknown email and wrong password answer alike, in the same time (see verifyLogin). */
   async login(rawEmail: string, password: string, requestId: string): Promise<TokenResponseDto> {
     const email = normalizeEmail(rawEmail);
     await this.lockout.assertNotLocked(email);
