@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EmbeddedVacuum } from '../../src/prisma/embedded-vacuum';
 import { USAGE_RETENTION_MS, UsageRecorder } from '../../src/usage/usage.recorder';
 import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-app';
 
@@ -65,6 +66,34 @@ describe('usage retention', () => {
       });
       await t.app.get(UsageRecorder).purge();
       expect(await usageOf(t, id)).toBe(1);
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+
+  // PostgreSQL vacuums on its own; PGlite has no autovacuum, so Gatehouse runs it there.
+  (onRealServices ? it.skip : it)('gives the space of purged rows back to the embedded database', async () => {
+    const t = await startApp({ USAGE_FLUSH_INTERVAL_MS: '60000' });
+    try {
+      const [recorder, vacuum] = [t.app.get(UsageRecorder), t.app.get(EmbeddedVacuum)];
+      const rows = (n: number, age: string) =>
+        t.prisma.$executeRawUnsafe(`
+          INSERT INTO "UsageCounter" ("accountId", "subjectKind", "subjectId", "endpoint", "status", "minute", "count")
+          SELECT gen_random_uuid(), 'apiKey', gen_random_uuid(), 'GET /api/v1/public/ping', 200, now() - interval '${age}', 1
+          FROM generate_series(1, ${n})`);
+      const size = async () => Number((await t.prisma.$queryRawUnsafe<Array<{ n: bigint }>>(`SELECT pg_relation_size('"UsageCounter"') AS n`))[0].n);
+      await rows(20000, '401 days');
+      await rows(1000, '1 day'); // kept, behind the purged ones: the file cannot just be cut short
+      expect(await recorder.purge()).toBe(20000);
+      await vacuum.run();
+      const settled = await size();
+      for (let day = 0; day < 3; day++) {
+        await rows(20000, '401 days');
+        await recorder.purge();
+        await vacuum.run();
+      }
+      expect(settled).toBeGreaterThan(0);
+      expect(await size()).toBe(settled); // without the vacuum: four times as large
     } finally {
       await t.close();
     }
