@@ -3,6 +3,7 @@ import { AppError } from '../common/errors/app-error';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
 import { GroupBy, UsageQuery, UsageReportDto } from './dto/usage.dto';
+import { UsageRecorder } from './usage.recorder';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -24,7 +25,10 @@ const invalid = (field: string, message: string) => new AppError('validation_fai
 
 @Injectable()
 export class AnalyticsService {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly recorder: UsageRecorder,
+  ) {}
 
   async usage(accountId: string, q: UsageQuery): Promise<UsageReportDto> {
     const to = q.to !== undefined ? new Date(q.to) : new Date();
@@ -44,6 +48,9 @@ export class AnalyticsService {
       ...(q.apiKeyId !== undefined ? [Prisma.sql`"subjectId" = ${q.apiKeyId}::uuid`] : []),
       ...(q.endpoint !== undefined ? [Prisma.sql`"endpoint" = ${q.endpoint}`] : []),
     ];
+    // This instance's pending counts first, so the report includes the requests it has just
+    // answered (on the embedded database, the open minute is written only here and at its end).
+    await this.recorder.flush();
     const rows = await this.prisma.$queryRaw<Array<{ key: string; count: bigint | number }>>`
       SELECT ${GROUP_SQL[q.groupBy]} AS "key", SUM("count") AS "count"
       FROM "UsageCounter" WHERE ${Prisma.join(filters, ' AND ')}

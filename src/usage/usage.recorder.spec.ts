@@ -65,4 +65,34 @@ describe(UsageRecorder.name, () => {
     await recorder.flush();
     expect(writes).toEqual([[['a-1', 'apiKey', 'k-1', 'GET /api/v1/public/ping', 200, new Date(MINUTE).toISOString(), 3]]]);
   });
+
+  it('writes, when asked for closed minutes only, the buckets whose minute is over and keeps the rest', async () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    recorder.record({ principal: key, endpoint: 'GET /api/v1/public/ping', status: 200, at: MINUTE + 1_000 });
+    recorder.record({ principal: key, endpoint: 'GET /api/v1/public/ping', status: 200, at: MINUTE + 60_000 });
+    recorder.record({ principal: user, endpoint: 'GET /api/v1/auth/me', status: 200, at: MINUTE + 59_999 });
+    recorder.record({ principal: user, endpoint: 'GET /api/v1/account', status: 200, at: MINUTE + 61_000 });
+    const now = jest.spyOn(Date, 'now').mockReturnValue(MINUTE + 70_000);
+    try {
+      await recorder.flush('closed');
+      expect(writes).toHaveLength(1);
+      expect(sorted(writes[0])).toEqual(
+        sorted([
+          ['a-1', 'apiKey', 'k-1', 'GET /api/v1/public/ping', 200, at(MINUTE), 1],
+          ['a-1', 'user', 'u-1', 'GET /api/v1/auth/me', 200, at(MINUTE), 1],
+        ]),
+      );
+      await recorder.flush('closed');
+      expect(writes).toHaveLength(1); // the open minute stays in memory
+      await recorder.flush();
+      expect(sorted(writes[1])).toEqual(
+        sorted([
+          ['a-1', 'apiKey', 'k-1', 'GET /api/v1/public/ping', 200, at(MINUTE + 60_000), 1],
+          ['a-1', 'user', 'u-1', 'GET /api/v1/account', 200, at(MINUTE + 60_000), 1],
+        ]),
+      );
+    } finally {
+      now.mockRestore();
+    }
+  });
 });

@@ -24,9 +24,16 @@ interface Bucket {
 
 /**
  * Counts requests off the request path: `record` adds one to an in-memory bucket (account,
- * subject, endpoint, status, minute); `flush` writes all buckets in one insert every
- * USAGE_FLUSH_INTERVAL_MS (5 s) and on shutdown. A failed flush is merged back and retried with
- * the next one; requests never wait for it.
+ * subject, endpoint, status, minute). Writing a bucket adds its count to the bucket's one row
+ * (INSERT … ON CONFLICT DO UPDATE), so rows grow with traffic's variety, not with the number of
+ * writes. When buckets are written:
+ * - on PostgreSQL, which several instances share: all of them every USAGE_FLUSH_INTERVAL_MS (5 s),
+ *   so analytics on any instance sees every instance's counts within that;
+ * - on the embedded database, which only this process reads: a bucket once its minute is over
+ *   (looked for every interval), once instead of twelve times, as the write runs on the event loop
+ *   that answers requests;
+ * - on both, all of them before analytics reads (`flush`) and at shutdown.
+ * A failed write is merged back and retried with the next one; requests never wait for it.
  */
 @Injectable()
 export class UsageRecorder implements OnModuleInit {
@@ -47,7 +54,8 @@ export class UsageRecorder implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.flush(), this.config.usageFlushIntervalMs);
+    const due = this.prisma.kind === 'embedded' ? 'closed' : 'all';
+    this.timer = setInterval(() => void this.flush(due), this.config.usageFlushIntervalMs);
     this.timer.unref();
     this.janitor = setInterval(() => void this.purge().catch((err: Error) => this.logger.warn(`Usage purge failed: ${err.message}`)), 3600_000);
     this.janitor.unref();
@@ -69,26 +77,48 @@ export class UsageRecorder implements OnModuleInit {
     return bucket;
   }
 
-  /** Serialised, so a slow flush and the next tick never write the same buckets twice. */
-  flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.write());
+  /**
+   * Writes the pending buckets: all of them, or only those whose minute is over. Serialised, so a
+   * slow write and the next tick never write the same buckets twice.
+   */
+  flush(which: 'all' | 'closed' = 'all'): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write(which));
     return this.flushing;
   }
 
-  private async write(): Promise<void> {
-    if (this.pending.size === 0) return; // a subject is added only with a bucket
-    const b = [...this.pending.values()].flatMap((byEndpoint) => [...byEndpoint.values()].flat());
-    this.pending = new Map();
+  /** Removes and returns the buckets to write. */
+  private take(which: 'all' | 'closed'): Bucket[] {
+    const now = Date.now();
+    const open = which === 'all' ? Infinity : now - (now % 60_000);
+    const taken: Bucket[] = [];
+    for (const [subjectId, byEndpoint] of this.pending) {
+      for (const [endpoint, buckets] of byEndpoint) {
+        const kept = buckets.filter((b) => b.minute >= open);
+        if (kept.length === buckets.length) continue;
+        for (const b of buckets) if (b.minute < open) taken.push(b);
+        if (kept.length > 0) byEndpoint.set(endpoint, kept);
+        else byEndpoint.delete(endpoint);
+      }
+      if (byEndpoint.size === 0) this.pending.delete(subjectId);
+    }
+    return taken;
+  }
+
+  private async write(which: 'all' | 'closed'): Promise<void> {
+    const b = this.take(which);
+    if (b.length === 0) return;
     try {
       // One INSERT of seven arrays, not createMany: with hundreds of buckets, Prisma's in-process
       // query compiler over thousands of parameters cost the request path ~20% (docs/BENCHMARKS.md).
+      // A batch holds each bucket once, as ON CONFLICT DO UPDATE requires.
       await this.prisma.$executeRaw`
         INSERT INTO "UsageCounter" ("accountId", "subjectKind", "subjectId", "endpoint", "status", "minute", "count")
         SELECT a::uuid, k, s::uuid, e, st, (m::timestamptz AT TIME ZONE 'UTC'), c
         FROM unnest(${b.map((x) => x.accountId)}::text[], ${b.map((x) => x.subjectKind)}::text[], ${b.map((x) => x.subjectId)}::text[],
                     ${b.map((x) => x.endpoint)}::text[], ${b.map((x) => x.status)}::int[],
                     ${b.map((x) => new Date(x.minute).toISOString())}::text[], ${b.map((x) => x.count)}::int[])
-             AS v(a, k, s, e, st, m, c)`;
+             AS v(a, k, s, e, st, m, c)
+        ON CONFLICT ("subjectId", "endpoint", "status", "minute") DO UPDATE SET "count" = "UsageCounter"."count" + EXCLUDED."count"`;
     } catch (err) {
       for (const x of b) this.bucket(x.accountId, x.subjectKind, x.subjectId, x.endpoint, x.status, x.minute).count += x.count;
       this.logger.warn(`Could not write ${b.length} usage buckets; will retry: ${(err as Error).message}`);
