@@ -22,6 +22,9 @@ interface Bucket {
   count: number;
 }
 
+const byBucketKey = (x: Bucket, y: Bucket): number =>
+  x.subjectId < y.subjectId ? -1 : x.subjectId > y.subjectId ? 1 : x.endpoint < y.endpoint ? -1 : x.endpoint > y.endpoint ? 1 : x.status - y.status || x.minute - y.minute;
+
 /**
  * Counts requests off the request path: `record` adds one to an in-memory bucket (account,
  * subject, endpoint, status, minute). Writing a bucket adds its count to the bucket's one row
@@ -105,7 +108,9 @@ export class UsageRecorder implements OnModuleInit {
   }
 
   private async write(which: 'all' | 'closed'): Promise<void> {
-    const b = this.take(which);
+    // In the unique key's order: instances writing the same buckets at once then take their row
+    // locks in one order, and cannot deadlock.
+    const b = this.take(which).sort(byBucketKey);
     if (b.length === 0) return;
     try {
       // One INSERT of seven arrays, not createMany: with hundreds of buckets, Prisma's in-process
