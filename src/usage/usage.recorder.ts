@@ -96,9 +96,9 @@ export class UsageRecorder implements OnModuleInit {
     const taken: Bucket[] = [];
     for (const [subjectId, byEndpoint] of this.pending) {
       for (const [endpoint, buckets] of byEndpoint) {
-        const kept = buckets.filter((b) => b.minute >= open);
+        const kept: Bucket[] = [];
+        for (const b of buckets) (b.minute < open ? taken : kept).push(b);
         if (kept.length === buckets.length) continue;
-        for (const b of buckets) if (b.minute < open) taken.push(b);
         if (kept.length > 0) byEndpoint.set(endpoint, kept);
         else byEndpoint.delete(endpoint);
       }
