@@ -195,7 +195,8 @@ async function main() {
     L.log(`building ${rev}`);
     const dir = build(rev);
     L.setAppDir(dir);
-    if (pg) Object.assign(env, await postgresAndRedis(dir, sides.length));
+    // The side's own variables win: `worktree:pg:REDIS_URL=` is PostgreSQL without Redis.
+    if (pg) Object.assign(env, { ...(await postgresAndRedis(dir, sides.length)), ...env });
     // Under callgrind the usage flush (every 5 s of wall time) would land on a few hundred requests instead of 250,000.
     if (CALLGRIND) env.USAGE_FLUSH_INTERVAL_MS ??= '60000';
     const app = await L.startApp(L.appEnv({ DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')), ...env }), PROFILE_FLAGS);
