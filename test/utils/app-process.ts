@@ -7,7 +7,7 @@ import { freePort } from './private-redis';
 
 const ROOT = resolve(__dirname, '../..');
 
-/** `npm run build` once per test run: process tests run what `npm run start:prod` runs. */
+/** `npm run build` once per test run: process tests run the build `npm run start:prod` runs (its node flags: scripts/smoke.sh). */
 let built = false;
 export function buildOnce(): void {
   if (built) return;
