@@ -7,7 +7,9 @@
 // `bare` adds the bare node:http reference and `floor:<mode>` a bench/floor-server.js mode, so that
 // issue 6's ratios can be read per round, each against a reference measured seconds apart
 // (`npm run bench:ab -- bare worktree floor:stack-lean`); the table then gives each side's req/s
-// as a multiple of the bare reference's in the same round.
+// as a multiple of the bare reference's in the same round. `floor:<mode>:app-flags` runs that floor
+// with the node flags of this checkout's `start:prod`, as the app runs (the floors run with V8's own
+// settings otherwise).
 //
 // Each side is built into a temporary directory and started once (embedded default, 400 keys, as
 // bench/run.js), then measured in turns — one side runs while the others are stopped (SIGSTOP) —
@@ -179,7 +181,9 @@ async function main() {
   for (const spec of specs) {
     const [rev, ...envPairs] = spec.split(':');
     if (rev === 'bare' || rev === 'floor') {
-      const server = rev === 'bare' ? await L.startBare(PROFILE_FLAGS) : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` }, PROFILE_FLAGS);
+      // `floor:<mode>:app-flags` runs the floor with the node flags of `start:prod`, as the app runs.
+      const flags = envPairs[1] === 'app-flags' ? [...L.appNodeFlags(L.ROOT), ...PROFILE_FLAGS] : PROFILE_FLAGS;
+      const server = rev === 'bare' ? await L.startBare(PROFILE_FLAGS) : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` }, flags);
       const opts = () => ({
         url: `http://${L.HOST}:${server.port}`,
         requests: floorKeys.map((k) => ({ method: 'GET', path: rev === 'bare' ? '/' : '/api/v1/public/ping', headers: { 'x-api-key': k } })),

@@ -426,6 +426,7 @@ module.exports = {
   log,
   pinSelfToLoadCore,
   startApp,
+  appNodeFlags,
   appNodeCommand,
   appEnv,
   randomKeys,

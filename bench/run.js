@@ -476,11 +476,15 @@ function targets(bare, soak) {
     if (!t) return undefined;
     const app = t.rounds.map((r) => r.app.rps / r.bare.rps);
     const floor = t.rounds.map((r) => r.floor.rps / r.bare.rps);
+    const ofFloor = t.rounds.map((r) => r.app.rps / r.floor.rps);
     const p99 = L.median(t.rounds.map((r) => r.app.p99));
+    // Three decimals where two would round across a target's line (0.547 is not 0.55).
     return {
       ratio: L.median(app),
       p99,
-      text: `**${fmt(L.median(app), 2)} ×** [${range(app)}], p99 ${fmt(p99)} ms: median of ${app.length} rounds in turns (${t.floorLabel}: ${fmt(L.median(floor), 2)} × [${range(floor)}])`,
+      text:
+        `**${fmt(L.median(app), 3)} ×** [${range(app)}], p99 ${fmt(p99)} ms: median of ${app.length} rounds in turns ` +
+        `(${t.floorLabel}: ${fmt(L.median(floor), 3)} × [${range(floor)}]; the app ÷ that floor per round: median ${fmt(L.median(ofFloor), 2)} [${range(ofFloor)}])`,
     };
   };
   const single = (r, floor) => `; the scenario alone: ${fmt(ratio(r), 2)} ×, p99 ${fmt(r.p99)} ms${floor}`;
@@ -553,7 +557,9 @@ key), ${TURN_ROUNDS} rounds of one ${TIMING.duration} s run each (1 s warm-up, t
 app, app's 429 path, floor, reversed every other round). A round's ratio divides the app's req/s by the bare reference's
 run just before or after it, and its 429 comparison divides the 429 path's CPU µs per request by the allowed path's run
 beside it; each
-verdict is the median of the rounds. The single scenarios in the big table compare measurements minutes
+verdict is the median of the rounds. The app ÷ floor figure beside a verdict divides the app's req/s by the floor's
+in the same round: where it is about 1, the app costs what the floor costs, and the ratio to the bare reference is the
+floor's (docs/PERFORMANCE.md, "Where issue 6's targets stand"). The single scenarios in the big table compare measurements minutes
 apart, and on machines whose speed moves within a minute their ratios move with it (docs/PERFORMANCE.md,
 "A sixth machine").
 
