@@ -181,7 +181,6 @@ async function main() {
   for (const spec of specs) {
     const [rev, ...envPairs] = spec.split(':');
     if (rev === 'bare' || rev === 'floor') {
-      // `floor:<mode>:app-flags` runs the floor with the node flags of `start:prod`, as the app runs.
       const flags = envPairs[1] === 'app-flags' ? [...L.appNodeFlags(L.ROOT), ...PROFILE_FLAGS] : PROFILE_FLAGS;
       const server = rev === 'bare' ? await L.startBare(PROFILE_FLAGS) : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` }, flags);
       const opts = () => ({

@@ -20,6 +20,13 @@
 //                                             request id (randomUUID, in an onRequest hook), Vary:
 //                                             Origin, and the IETF RateLimit-Policy and RateLimit
 //                                             fields beside the throttler's three X-RateLimit-*
+//   node bench/floor-server.js <port> hook | hook-contract
+//                                             what leaving the stack would buy (docs/PERFORMANCE.md,
+//                                             "The embedded target and the stack's floor"): the ping
+//                                             answered in a Fastify onRequest hook, before Nest's router,
+//                                             passport and the throttler — sha256 key look-up, in-memory
+//                                             counter, three X-RateLimit-* headers (hook), or the
+//                                             contract's response head as stack-contract's (hook-contract)
 // `guard` is issue 6's "Nest+Fastify guard" row: the least an authenticated, rate-limited Nest
 // route can cost here; `guard-redis` its "counter in Redis (atomic Lua, EVALSHA)" row. Listens on
 // 127.0.0.1 only. Plain CommonJS: decorators applied by hand.
@@ -30,7 +37,7 @@ const { APP_GUARD, NestFactory } = require('@nestjs/core');
 const { FastifyAdapter } = require('@nestjs/platform-fastify');
 
 const port = Number(process.argv[2] || process.env.PORT || 3998);
-const MODES = ['route', 'guard', 'guard-deferred', 'guard-redis', 'stack', 'stack-lean', 'stack-contract'];
+const MODES = ['route', 'guard', 'guard-deferred', 'guard-redis', 'stack', 'stack-lean', 'stack-contract', 'hook', 'hook-contract'];
 const mode = MODES.includes(process.argv[3]) ? process.argv[3] : 'route';
 const body = { ok: true, accountId: '00000000-0000-0000-0000-000000000000' };
 
@@ -184,7 +191,7 @@ Module({
 })(FloorModule);
 
 (async () => {
-  const contract = mode === 'stack-contract';
+  const contract = mode === 'stack-contract' || mode === 'hook-contract';
   const adapter = new FastifyAdapter(contract ? { genReqId: () => randomUUID() } : {});
   const app = await NestFactory.create(FloorModule, adapter, { logger: false });
   if (contract) {
@@ -194,6 +201,20 @@ Module({
       .addHook('onRequest', (req, reply, done) => {
         reply.header('x-request-id', req.id).header('vary', 'Origin');
         done();
+      });
+  }
+  if (mode.startsWith('hook')) {
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRequest', (req, reply, done) => {
+        if (req.url !== '/api/v1/public/ping') return done();
+        const principal = principalOf(req);
+        if (principal === undefined) return reply.code(401).send({ statusCode: 401, error: 'invalid_api_key' });
+        const remaining = Math.max(0, 6000 - countInMemory(principal.keyId));
+        reply.header('X-RateLimit-Limit', 6000).header('X-RateLimit-Remaining', remaining).header('X-RateLimit-Reset', 60);
+        if (contract) reply.header('ratelimit-policy', '"default";q=6000;w=60').header('ratelimit', `"default";r=${remaining};t=60`);
+        reply.send(body);
       });
   }
   if (mode === 'route') {

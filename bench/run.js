@@ -559,7 +559,7 @@ run just before or after it, and its 429 comparison divides the 429 path's CPU ย
 beside it; each
 verdict is the median of the rounds. The app รท floor figure beside a verdict divides the app's req/s by the floor's
 in the same round: where it is about 1, the app costs what the floor costs, and the ratio to the bare reference is the
-floor's (docs/PERFORMANCE.md, "Where issue 6's targets stand"). The single scenarios in the big table compare measurements minutes
+floor's (docs/PERFORMANCE.md, "The embedded target and the stack's floor"). The single scenarios in the big table compare measurements minutes
 apart, and on machines whose speed moves within a minute their ratios move with it (docs/PERFORMANCE.md,
 "A sixth machine").
 
