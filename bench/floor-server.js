@@ -81,13 +81,15 @@ if (mode === 'guard-redis') {
 }
 const redisPrefix = process.env.REDIS_KEY_PREFIX || 'floor:';
 
+/** The three X-RateLimit-* headers of the floors' fixed 6000-a-minute window; returns what remains. */
+function writeLimitHeaders(reply, hits) {
+  const remaining = Math.max(0, 6000 - hits);
+  reply.header('X-RateLimit-Limit', 6000).header('X-RateLimit-Remaining', remaining).header('X-RateLimit-Reset', 60);
+  return remaining;
+}
+
 function answer(context, hits) {
-  context
-    .switchToHttp()
-    .getResponse()
-    .header('X-RateLimit-Limit', 6000)
-    .header('X-RateLimit-Remaining', Math.max(0, 6000 - hits))
-    .header('X-RateLimit-Reset', 60);
+  writeLimitHeaders(context.switchToHttp().getResponse(), hits);
   return true;
 }
 
@@ -211,8 +213,7 @@ Module({
         if (req.url !== '/api/v1/public/ping') return done();
         const principal = principalOf(req);
         if (principal === undefined) return reply.code(401).send({ statusCode: 401, error: 'invalid_api_key' });
-        const remaining = Math.max(0, 6000 - countInMemory(principal.keyId));
-        reply.header('X-RateLimit-Limit', 6000).header('X-RateLimit-Remaining', remaining).header('X-RateLimit-Reset', 60);
+        const remaining = writeLimitHeaders(reply, countInMemory(principal.keyId));
         if (contract) reply.header('ratelimit-policy', '"default";q=6000;w=60').header('ratelimit', `"default";r=${remaining};t=60`);
         reply.send(body);
       });
