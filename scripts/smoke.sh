@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's start command on a fresh DATA_DIR: migrations applied, owner bootstrapped, login,
-# an API key, a call with it, Swagger up, then SIGTERM and a clean exit.
+# an API key, a call with it, Swagger up, the start line for a person, then SIGTERM and a clean exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${SMOKE_PORT:-3917}
@@ -23,6 +23,9 @@ key=$(curl -fs "$base/api-keys" -H "authorization: Bearer $token" -H 'content-ty
 curl -fs -D "$data/h" "$base/public/ping" -H "x-api-key: $key" | grep -q '"ok":true' || fail "ping"
 grep -qi '^x-ratelimit-remaining: 59' "$data/h" || fail "rate-limit headers"
 curl -fs "localhost:$port/docs" | grep -qi swagger || fail "swagger ui"
+grep -qF "Gatehouse is listening on http://localhost:$port · Swagger UI: http://localhost:$port/docs · sign in as owner@example.com" "$log" \
+  || fail "the start line for a person (where it listens, Swagger UI, how to sign in)"
+if grep -q 'Mapped {' "$log"; then fail "route mapping lines at the default log level"; fi
 if grep -q "$key\|$token\|smoke test password" "$log"; then fail "a secret reached the log"; fi
 kill -TERM "$pid"
 for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done

@@ -13,6 +13,7 @@ import { UsageRecorder } from './usage/usage.recorder';
 import { Logger } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
 import { PINO } from './logging/logging.module';
+import { QuietStartupLogger } from './logging/quiet-startup.logger';
 import { Lifecycle } from './health/lifecycle.service';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DEFAULT_MESSAGES } from './common/errors/error-codes';
@@ -89,7 +90,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
     if (lifecycle.isDraining) reply.header('Connection', 'close');
     done(null, payload);
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new QuietStartupLogger(app.get(Logger)));
   const log = app.get<PinoLogger>(PINO);
   if (config.logRequests !== 'none') {
     // A line per answer cost about a quarter of an API-key request (docs/PERFORMANCE.md), so by default only

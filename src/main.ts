@@ -2,12 +2,16 @@ import 'reflect-metadata';
 import { keepTickObjectShape } from './runtime/tick-shape';
 import { createApp } from './app.setup';
 import { loadConfig } from './config/app-config';
+import { BootstrapOwner } from './accounts/bootstrap-owner';
 
 async function bootstrap(): Promise<void> {
   keepTickObjectShape(); // before the embedded database starts (see tick-shape.ts)
   const config = loadConfig();
   const app = await createApp(config);
   await app.listen({ port: config.port, host: '0.0.0.0' });
+  // One line for a person, on stderr beside the JSON logs on stdout.
+  const base = `http://localhost:${config.port}`;
+  process.stderr.write(`Gatehouse is listening on ${base} · Swagger UI: ${base}/docs · ${app.get(BootstrapOwner).howToSignIn}\n`);
 }
 
 bootstrap().catch((err: Error) => {

@@ -12,15 +12,23 @@ import { PrismaService } from '../prisma/prisma.service';
 export class BootstrapOwner implements OnApplicationBootstrap {
   private readonly logger = new Logger(BootstrapOwner.name);
 
+  /** How a person gets in, for the line main.ts prints once the server listens. */
+  howToSignIn = 'sign in with POST /api/v1/auth/login';
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly prisma: PrismaService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if ((await this.prisma.user.count()) > 0) return;
     const owner = this.config.bootstrapOwner;
+    const signInAs = owner === undefined ? undefined : `sign in as ${normalizeEmail(owner.email)} with POST /api/v1/auth/login, then Authorize with the token`;
+    if ((await this.prisma.user.count()) > 0) {
+      this.howToSignIn = signInAs ?? 'sign in with a user\'s email and password: POST /api/v1/auth/login, then Authorize with the token';
+      return;
+    }
     if (owner === undefined) {
+      this.howToSignIn = 'no users yet: restart with BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD (12+ characters) to create the first OWNER';
       if (this.config.env === 'development') {
         this.logger.warn(
           'No users yet. To get in, restart with BOOTSTRAP_OWNER_EMAIL=<you@example.com> and ' +
@@ -38,5 +46,6 @@ export class BootstrapOwner implements OnApplicationBootstrap {
       },
     });
     this.logger.log(`Created account "Default" with owner ${email}`);
+    this.howToSignIn = signInAs as string;
   }
 }
