@@ -434,10 +434,14 @@ function versions() {
   let redisVersion = '?';
   try {
     pgVersion = execFileSync('psql', [PG_ADMIN_URL, '-Atc', 'show server_version']).toString().trim();
-  } catch {}
+  } catch {
+    // no psql or no server: the report says "?"
+  }
   try {
     redisVersion = (/redis_version:(\S+)/.exec(execFileSync('redis-cli', ['-u', REDIS_URL, 'info', 'server']).toString()) || [])[1];
-  } catch {}
+  } catch {
+    // as above
+  }
   const pkgs = ['@nestjs/core', '@nestjs/platform-fastify', 'fastify', '@nestjs/passport', 'passport', '@nestjs/throttler', '@prisma/client', '@electric-sql/pglite', 'pg', 'ioredis', 'argon2', 'autocannon'];
   return [
     `- Node ${process.version}, ${osName} (kernel ${os.release()}), ${os.cpus().length} × ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,

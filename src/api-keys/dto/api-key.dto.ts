@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty } from '@nestjs/swagger';
 import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
 
 /** An API key as lists and reads show it: never the secret, never its hash. */
