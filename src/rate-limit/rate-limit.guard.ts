@@ -21,7 +21,7 @@ const SKIPPED = Promise.resolve(true);
 /**
  * The limiter's refusal, one for every 429: it carries nothing of the request (the headers are
  * written here, the body by the exception filter), and constructing an Error costs ~4k
- * instructions even without a stack trace (docs/PERFORMANCE.md, "A fifth machine").
+ * instructions even without a stack trace (docs/PERFORMANCE.md, "A cheap 429").
  */
 const RATE_LIMITED = Object.freeze(new AppError('rate_limit_exceeded'));
 
@@ -68,7 +68,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   /**
    * Counts the request, writes its headers, refuses it over the limit. One promise chain (the
    * counter's answer, then this) instead of three nested async functions: fewer promise reactions
-   * per request (docs/PERFORMANCE.md, "A fourth machine").
+   * per request (docs/PERFORMANCE.md, "Synchronous verdicts for cached keys").
    */
   private count(context: ExecutionContext): Promise<boolean> {
     // The HTTP arguments straight: switchToHttp() assigns three methods to the context per call.

@@ -101,7 +101,7 @@ function answer(error: AppError, req: Request, reply: Reply): void {
 /**
  * `{"statusCode":…,"error":…,"message":…,"requestId":` of a code with its default message, serialised
  * once: under a flood of 429s, serialising the same message for every answer cost more than the
- * rest of the body (docs/PERFORMANCE.md, "A fifth machine").
+ * rest of the body (docs/PERFORMANCE.md, "A cheap 429").
  */
 const bodyHeads = new Map<ErrorCode, string>();
 function bodyHeadOf(code: ErrorCode): string {
