@@ -22,7 +22,7 @@ export type Reply = FastifyReply;
 const endpointsByRoute = new WeakMap<object, { readonly method: string; readonly endpoint: string }>();
 
 /**
- * "Endpoint" of PRODUCT.md §5: method + route template, never the raw URL.
+ * "Endpoint" of docs/API.md, "Rate limits": method + route template, never the raw URL.
  *
  * Memoised per request (the limiter, the request log line and usage recording all ask, and Fastify
  * builds a new routeOptions object on every read), and per route: the same string object for every

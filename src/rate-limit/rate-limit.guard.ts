@@ -27,13 +27,13 @@ const RATE_LIMITED = Object.freeze(new AppError('rate_limit_exceeded'));
 
 /**
  * @nestjs/throttler's guard with our tracker (key / user / IP), endpoint (method + route template),
- * per-plan limit, every header of PRODUCT.md §5 on allowed and refused requests alike, and the
+ * per-plan limit, every rate-limit header (docs/API.md, "Rate limits") on allowed and refused requests alike, and the
  * documented 429 body. Runs after authentication, which never throws (see AuthenticationGuard).
  *
  * One throttler ("default", the plan's per-minute window). `canActivate` reads the route's
  * `@SkipThrottle()` once per handler instead of the base class's six reflector look-ups and three
  * awaits per request (docs/BENCHMARKS.md); `@Throttle()` limits are not used — limits come from
- * the plan (PRODUCT.md §5).
+ * the plan (docs/API.md, "Rate limits").
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
