@@ -176,7 +176,7 @@ async function runMode(modeName) {
   }
 }
 
-/** The floors the two ratio targets are read against, as BENCHMARKS.md names them. */
+/** The reference servers the two ratio targets are read against, as BENCHMARKS.md names them. */
 const REDIS_FLOOR = 'minimal guard, counter in Redis';
 const CONTRACT_FLOOR = "the stack run as Gatehouse runs it, with the contract's response head";
 
