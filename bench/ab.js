@@ -5,10 +5,10 @@
 // `worktree:pg` runs that side on PostgreSQL + Redis (127.0.0.1; a database made for the run and
 // dropped after it, keys under their own prefix) instead of the embedded default.
 // `bare` adds the bare node:http reference and `floor:<mode>` a bench/floor-server.js mode, so that
-// issue 6's ratios can be read per round, each against a reference measured seconds apart
+// the performance targets' ratios can be read per round, each against a reference measured seconds apart
 // (`npm run bench:ab -- bare worktree floor:stack-lean`); the table then gives each side's req/s
 // as a multiple of the bare reference's in the same round. `floor:<mode>:app-flags` runs that floor
-// with the node flags of this checkout's `start:prod`, as the app runs (the floors run with V8's own
+// with the node flags of this checkout's `start:prod`, as the app runs (floor servers run with V8's own
 // settings otherwise).
 //
 // Each side is built into a temporary directory and started once (embedded default, 400 keys, as
@@ -25,7 +25,7 @@
 // 4000; 10 connections, 20 keys, 30,000 requests of warm-up). Only those counts are reported:
 // under valgrind a server runs ~100× slower, so its req/s mean nothing. Counts stay within ~3%
 // between rounds; a round that lands on a background optimisation or a flush reads higher, so
-// compare the lowest or the median (docs/PERFORMANCE.md, "A fourth machine"). A side takes 2–4
+// compare the lowest or the median (docs/PERFORMANCE.md, "How to measure"). A side takes 2–4
 // minutes to start under valgrind. With --scenario limited, at valgrind's pace the one key's
 // minute window can end within a round: each round first spends more than a window's allowance
 // (7,000 uncounted requests against the enterprise plan's 6,000), and a round that still got any
@@ -173,7 +173,7 @@ async function main() {
   }
   // Under callgrind a warm-up by amount (the JIT tiers up by calls, not time) and fewer keys (each of
   // the app's is made through the API, minutes for 400 under valgrind), the same number for every side.
-  // With the timed runs' 400, the app counted ~3% more (docs/PERFORMANCE.md, "An eleventh machine").
+  // With the timed runs' 400, the app counted ~3% more instructions a request.
   const KEY_COUNT = CALLGRIND ? 20 : 400;
   const warm = CALLGRIND ? { amount: 30_000, connections: 10 } : { duration: 10 };
   const sides = [];

@@ -1,6 +1,7 @@
 'use strict';
-// The stack's own floor, measured in the same run as the bare reference and the app: NestJS +
-// Fastify (the project's versions) answering the ping's JSON and three rate-limit headers.
+// Reference servers ("floors"): what the stack costs before Gatehouse's own work, measured in the
+// same run as the bare reference and the app. NestJS + Fastify (the project's versions) answering
+// the ping's JSON and three rate-limit headers.
 //   node bench/floor-server.js <port> route   a controller route, nothing else
 //   node bench/floor-server.js <port> guard   + one global guard: sha256 of X-Api-Key, an in-memory
 //                                             key map, an in-memory per-key counter, 3 headers
@@ -11,24 +12,25 @@
 //                                             the guard with its counter in Redis (REDIS_URL,
 //                                             keys under REDIS_KEY_PREFIX): one EVALSHA per request
 //   node bench/floor-server.js <port> stack | stack-lean
-//                                             the stack Gatehouse keeps (issue 6): passport-headerapikey
+//                                             the stack Gatehouse keeps: passport-headerapikey
 //                                             through @nestjs/passport, then @nestjs/throttler's guard,
 //                                             both as cheap as they go (see stackProviders)
 //   node bench/floor-server.js <port> stack-contract
-//                                             stack-lean answering with the response head PRODUCT.md
+//                                             stack-lean answering with the response head docs/API.md
 //                                             asks of every API-key answer, as Gatehouse writes it: a
 //                                             request id (randomUUID, in an onRequest hook), Vary:
 //                                             Origin, and the IETF RateLimit-Policy and RateLimit
 //                                             fields beside the throttler's three X-RateLimit-*
 //   node bench/floor-server.js <port> hook | hook-contract
 //                                             what leaving the stack would buy (docs/PERFORMANCE.md,
-//                                             "The embedded target and the stack's floor"): the ping
-//                                             answered in a Fastify onRequest hook, before Nest's router,
+//                                             "Tried and not kept"): the ping answered in a
+//                                             Fastify onRequest hook, before Nest's router,
 //                                             passport and the throttler — sha256 key look-up, in-memory
 //                                             counter, three X-RateLimit-* headers (hook), or the
 //                                             contract's response head as stack-contract's (hook-contract)
-// `guard` is issue 6's "Nest+Fastify guard" row: the least an authenticated, rate-limited Nest
-// route can cost here; `guard-redis` its "counter in Redis (atomic Lua, EVALSHA)" row. Listens on
+// `guard` is the "Nest+Fastify guard" row of the table the performance targets were set from: the
+// least an authenticated, rate-limited Nest route can cost here; `guard-redis` its "counter in Redis
+// (atomic Lua, EVALSHA)" row, the Redis reference of docs/PERFORMANCE.md. Listens on
 // 127.0.0.1 only. Plain CommonJS: decorators applied by hand.
 require('reflect-metadata');
 const { createHash, randomUUID } = require('node:crypto');
@@ -81,7 +83,7 @@ if (mode === 'guard-redis') {
 }
 const redisPrefix = process.env.REDIS_KEY_PREFIX || 'floor:';
 
-/** The three X-RateLimit-* headers of the floors' fixed 6000-a-minute window; returns what remains. */
+/** The three X-RateLimit-* headers of these servers' fixed 6000-a-minute window; returns what remains. */
 function writeLimitHeaders(reply, hits) {
   const remaining = Math.max(0, 6000 - hits);
   reply.header('X-RateLimit-Limit', 6000).header('X-RateLimit-Remaining', remaining).header('X-RateLimit-Reset', 60);

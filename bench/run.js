@@ -23,9 +23,9 @@ const SOAK_MINUTES = (() => {
   return i > 0 ? Number(process.argv[i + 1]) : QUICK ? 0 : 10;
 })();
 const AB_PAIRS = QUICK ? 2 : 5;
-// Issue 6's ratio and 429 targets: rounds of bare, app, floor and 429 path in turns. Nine, not five: on
-// the fourteenth machine single rounds of one build ranged 0.35–1.09 × bare as the machine switched
-// between a fast and a half-speed phase (docs/PERFORMANCE.md), and a median of five moved with them.
+// The ratio and 429 targets: rounds of bare, app, floor and 429 path in turns. Nine, not five: on a
+// machine that switched between a fast and a half-speed phase, single rounds of one build ranged
+// 0.35–1.09 × bare (docs/PERFORMANCE.md, "How to measure"), and a median of five moved with them.
 const TURN_ROUNDS = 9;
 const LOGIN_FLOOD_IPS = Array.from({ length: 8 }, (_, i) => `127.0.1.${i + 1}`);
 const KEYS = QUICK ? 100 : 400; // x 6000 req/min each: the allowed path stays allowed
@@ -176,19 +176,19 @@ async function runMode(modeName) {
   }
 }
 
-/** The floors the two ratio targets are read against, as BENCHMARKS.md names them. */
+/** The reference servers the two ratio targets are read against, as BENCHMARKS.md names them. */
 const REDIS_FLOOR = 'minimal guard, counter in Redis';
 const CONTRACT_FLOOR = "the stack run as Gatehouse runs it, with the contract's response head";
 
 /**
- * Issue 6's comparisons, measured in turns: the bare reference, the app's allowed path, the stack
- * floor the ratio target is best read against (the stack run as Gatehouse runs it, answering with
- * the response head PRODUCT.md asks for; with PostgreSQL + Redis, the minimal guard with its counter
- * in Redis, the issue's Redis row) and the app's 429
+ * The performance targets' comparisons, measured in turns: the bare reference, the app's allowed path,
+ * the reference server the ratio target is best read against (embedded, the stack reference: the
+ * stack run as Gatehouse runs it, answering with the headers of docs/API.md; with PostgreSQL + Redis,
+ * the Redis reference: the minimal guard with its counter in Redis) and the app's 429
  * path (its exhausted key) are all up, and each round measures them one after another for one run
  * each, the others stopped. On these shared machines the speed of a core moves by up to ±30% within
- * a minute, and not alike for a tiny server and a large one (docs/PERFORMANCE.md, "A sixth
- * machine"): a ratio of measurements seconds apart, taken five times, says more than one of
+ * a minute, and not alike for a tiny server and a large one (docs/PERFORMANCE.md, "How to
+ * measure"): a ratio of measurements seconds apart, taken five times, says more than one of
  * measurements minutes apart. (A window that ends within a 429 run lets that key's next 6,000
  * requests through: a few percent of one run at most, shown in BENCHMARKS.md's answers.)
  */
@@ -205,7 +205,7 @@ async function inTurnsWithBare(modeName, app, acct) {
     await L.cannon({ ...limitedOpts(), duration: TIMING.warmup }); // spends the key's window
     // The same app twice (allowed, then 429): inTurns continues a side before its run and stops it after.
     // Each of the two comparisons is of neighbours in time: the bare reference beside the app's allowed
-    // path, that beside its 429 path (the floor last, or first in the reversed rounds).
+    // path, that beside its 429 path (the reference server last, or first in the reversed rounds).
     const [b, a, l, f] = await L.inTurns(
       [
         { pid: bare.pid, opts: () => ({ url: url(bare.port) }) },
@@ -228,7 +228,7 @@ async function inTurnsWithBare(modeName, app, acct) {
 }
 
 /**
- * Issue 6: API-key requests while logins run at their limit. ${LOGIN_FLOOD_IPS.length} client IPs send right-password
+ * API-key requests while logins run at their limit. ${LOGIN_FLOOD_IPS.length} client IPs send right-password
  * logins as fast as they are answered (2 at a time each); each IP's first 30 in a minute run
  * argon2id, the rest answer 429. The flood starts with the first measured run (no warm-up), so
  * that run holds the burst of argon2 work a fresh window allows; the row's p99 is the worst run's.
@@ -251,7 +251,7 @@ async function pingDuringLoginFlood(modeName, app, acct) {
 }
 
 /**
- * Usage recording on vs off (issue 4): two servers of the same build, both up, measured in
+ * Usage recording on vs off: two servers of the same build, both up, measured in
  * alternation (on, off, off, on, …) so drift and neighbours' load hit both alike. On the embedded
  * default each gets a fresh data dir and account (PGlite opens a directory once, and the scenarios'
  * thousands of nonce and usage rows would otherwise weigh on one side only); on PostgreSQL + Redis
@@ -263,7 +263,7 @@ async function recordingAB(modeName, env, acct) {
   const keysOf = async (app) => (fresh ? (await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 })).keys : acct.keys);
   const sides = { on: { runs: [] }, off: { runs: [] } };
   // Two rounds with the start order swapped: with the same setting on both sides, the server
-  // started first measured ~7% slower over 5 pairs (bench/run.js history, docs/PERFORMANCE.md).
+  // started first measured ~7% slower over 5 pairs (see this file's git history).
   for (const first of ['on', 'off']) {
     const names = first === 'on' ? ['on', 'off'] : ['off', 'on'];
     for (const name of names) {
@@ -307,7 +307,7 @@ async function recordingAB(modeName, env, acct) {
 const floorKeys = () => L.randomKeys(KEYS);
 
 /**
- * NestJS + Fastify alone, with issue 6's minimal key guard in three forms, and with the stack
+ * NestJS + Fastify alone, with a minimal key guard in three forms, and with the stack
  * Gatehouse keeps (passport strategy + @nestjs/throttler) in two (bench/floor-server.js): what the
  * stack costs before our code.
  */
@@ -330,7 +330,7 @@ async function runFloors() {
 }
 
 /**
- * Issue 6's soak: API-key ping at full load for SOAK_MINUTES on the embedded default, in 30 s
+ * The soak: API-key ping at full load for SOAK_MINUTES on the embedded default, in 30 s
  * slices; RSS and req/s after each. Growth is measured from the end of minute 1 (warm) to the end.
  */
 async function runSoak() {
@@ -467,7 +467,7 @@ function targets(bare, soak) {
   const verdict = (ok) => (ok === undefined ? '–' : ok ? 'met' : '**not met**');
   const rows = [];
   const allowed = { embedded: find('embedded', 'API-key ping, allowed'), pg: find('pg', 'API-key ping, allowed') };
-  // The floor each ratio is best read against, measured in this run (see the rows below the table).
+  // The reference server each ratio is best read against, measured in this run (see the rows below the table).
   const floorNote = (label, prefix) => {
     const r = find('reference', prefix);
     return r ? ` (${label}: ${fmt(ratio(r), 2)} ×)` : '';
@@ -561,11 +561,11 @@ key), ${TURN_ROUNDS} rounds of one ${TIMING.duration} s run each (1 s warm-up, t
 app, app's 429 path, floor, reversed every other round). A round's ratio divides the app's req/s by the bare reference's
 run just before or after it, and its 429 comparison divides the 429 path's CPU µs per request by the allowed path's run
 beside it; each
-verdict is the median of the rounds. The app ÷ floor figure beside a verdict divides the app's req/s by the floor's
-in the same round: where it is about 1, the app costs what the floor costs, and the ratio to the bare reference is the
-floor's (docs/PERFORMANCE.md, "The embedded target and the stack's floor"). The single scenarios in the big table compare measurements minutes
-apart, and on machines whose speed moves within a minute their ratios move with it (docs/PERFORMANCE.md,
-"A sixth machine").
+verdict is the median of the rounds. The app ÷ floor figure beside a verdict divides the app's req/s by that server's
+in the same round: where it is about 1, the app costs what that server costs, and the ratio to the bare reference is
+that server's. It is the figure a change to the request path must not lower (docs/PERFORMANCE.md, "Budget"). The single
+scenarios in the big table compare measurements minutes apart, and on machines whose speed moves within a minute
+their ratios move with it (docs/PERFORMANCE.md, "How to measure").
 
 | mode | round | bare req/s | app req/s | app × bare | app p99 ms | CPU µs/req app / bare | floor req/s | floor × bare | 429 path: CPU µs/req (answers) | other load (max) |
 |---|---|---|---|---|---|---|---|---|---|---|
@@ -602,20 +602,20 @@ The bare \`node:http\` reference (bench/bare-server.js: small JSON + 3 headers) 
 connections over 127.0.0.1. Each scenario: ${TIMING.warmup} s warm-up, then ${TIMING.runs} measured runs of ${TIMING.duration} s;
 the table gives medians (the last column lists the ${TIMING.runs} runs' req/s). Modes: ${modeNote}.
 
-## Issue 6 targets
+## Performance targets
 
 ${targets(bare, soak)}
 ${turnsSection()}
 
 The stack floor rows (bench/floor-server.js) are NestJS + Fastify with this project's versions in the same run: a bare
-controller route; the same with issue 6's minimal guard (sha256 of the key, an in-memory map, an in-memory
+controller route; the same with a minimal guard (sha256 of the key, an in-memory map, an in-memory
 counter, three headers); that guard answering after I/O polling (setImmediate), as Gatehouse's counters do
 (docs/PERFORMANCE.md, "Answering once per loop turn"); and that guard with its counter in Redis, one EVALSHA
-per request (issue 6's "counter in Redis" row). The last three are the stack Gatehouse keeps: passport-headerapikey
+per request (the Redis reference). The last three are the stack Gatehouse keeps: passport-headerapikey
 through @nestjs/passport, then @nestjs/throttler's guard with an O(1) storage answering after I/O polling, wired
 as their documentation shows (\`AuthGuard('api-key')\`, \`ThrottlerGuard\`), run as Gatehouse runs them
 (strategy on a per-request object, \`handleRequest\` called straight), and run so with the response head
-PRODUCT.md asks of every answer (a request id, \`Vary: Origin\`, the IETF \`RateLimit-Policy\` and \`RateLimit\`
+docs/API.md promises on every answer (a request id, \`Vary: Origin\`, the IETF \`RateLimit-Policy\` and \`RateLimit\`
 beside the three \`X-RateLimit-*\`): what the stack and the contract's headers cost before Gatehouse's own work
 (key look-up, authorisation, CORS, usage counting). See "Where the time goes" below for that work.
 
@@ -644,7 +644,7 @@ each: every IP's first 30 per minute run argon2id (at most half the cores hash a
 the rest answer 429. The flood starts with the first measured run, so that run holds a fresh window's
 burst of argon2 work; its p99 is the worst run's.
 
-## Usage recording overhead (issue 4)
+## Usage recording overhead
 
 API-key ping, allowed path, same build, \`USAGE_RECORDING=on\` (default) vs \`off\`: two servers up
 at once (on core 0, one loaded at a time, the other stopped with SIGSTOP), ${TIMING.warmup} s warm-up each, then ${AB_PAIRS} runs each of
@@ -656,7 +656,7 @@ over the ${2 * AB_PAIRS} runs of each side (rows "A/B" above). Target: less than
 |---|---|---|---|---|
 ${overhead.join('\n')}
 
-## Soak (issue 6)
+## Soak
 
 ${soakSection(soak)}
 

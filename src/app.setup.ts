@@ -93,7 +93,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   app.useLogger(new QuietStartupLogger(app.get(Logger)));
   const log = app.get<PinoLogger>(PINO);
   if (config.logRequests !== 'none') {
-    // A line per answer cost about a quarter of an API-key request (docs/PERFORMANCE.md), so by default only
+    // A line per answer cost about a quarter of an API-key request (docs/PERFORMANCE.md, "Request log lines only for errors"), so by default only
     // refusals and failures get one; 429s are left to analytics, or a flood would pay per line.
     const all = config.logRequests === 'all';
     fastify.addHook('onResponse', (req, reply, done) => {

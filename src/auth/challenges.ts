@@ -1,4 +1,4 @@
-/** WWW-Authenticate values (RFC 6750 §3; PRODUCT.md §4). */
+/** WWW-Authenticate values (RFC 6750 §3; docs/API.md, "Errors"). */
 export const CHALLENGE = {
   apiKey: 'ApiKey header="X-Api-Key"',
   bearer: 'Bearer',

@@ -6,7 +6,7 @@ import type { ApiKeyPrincipal, UserPrincipal } from './principal';
  * The request of an @ApiKeyAuth route, whose guards guarantee an API-key principal. Those routes
  * (widget and server traffic) take `@Req() req: ApiKeyRequest` rather than `@CurrentPrincipal()`:
  * Nest runs a custom parameter decorator through the global ValidationPipe's promise chain, which
- * cost ~5% of an API-key request (docs/PERFORMANCE.md); `@Req()` is handed over as it is.
+ * cost ~5% of an API-key request (docs/PERFORMANCE.md, "API-key checks"); `@Req()` is handed over as it is.
  */
 export type ApiKeyRequest = Request & { readonly user: ApiKeyPrincipal };
 

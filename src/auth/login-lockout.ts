@@ -3,7 +3,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 
-/** At most N failed logins per email per window (PRODUCT.md §5), counted where the rate limits are. */
+/** At most N failed logins per email per window (docs/API.md, "Rate limits"), counted where the rate limits are. */
 @Injectable()
 export class LoginLockout {
   constructor(

@@ -43,7 +43,7 @@ let dummyHash: Promise<string> | undefined;
 /**
  * A login: `find` looks the user up and the password is verified against their hash, both in one
  * hashing slot, so a burst of logins queues before its database look-ups too (each ~2 ms of the
- * event loop's CPU on PostgreSQL; 16 at once stalled API-key requests, docs/PERFORMANCE.md). With no
+ * event loop's CPU on PostgreSQL; 16 at once stalled API-key requests; docs/PERFORMANCE.md, "JWT requests and logins"). With no
  * user (or one without a password) it verifies against a hash of nothing, so an unknown email costs
  * what a wrong password does.
  */

@@ -17,7 +17,7 @@ export class TokenService {
   /**
    * The secret as a KeyObject, for signing and verifying: given a string, jsonwebtoken 9 first
    * tries to parse it as a PEM public/private key and only falls back to a secret after that throws
-   * — on every token, most of the ~700 µs a JWT request cost (docs/PERFORMANCE.md).
+   * — on every token, most of the ~700 µs a JWT request cost (docs/PERFORMANCE.md, "JWT requests and logins").
    */
   readonly key: KeyObject;
   readonly issuer: string;

@@ -7,7 +7,7 @@ export const CACHE_REFRESH_MS = 30_000;
  * The same for the embedded database, which only this process can open: every change goes through
  * this process's `invalidate`, so no message can be lost, and the refresh is only a backstop. At
  * 30 s it cost the embedded API-key path ~6% of its CPU with 400 keys in use (each re-read is a
- * Prisma query of ~3 ms of CPU on PGlite; docs/PERFORMANCE.md), and grows with the keys in use.
+ * Prisma query of ~3 ms of CPU on PGlite; docs/PERFORMANCE.md, "Cache refresh in batches"), and grows with the keys in use.
  */
 export const EMBEDDED_CACHE_REFRESH_MS = 10 * 60_000;
 
@@ -23,7 +23,7 @@ export interface ReadThroughCacheOptions<V> {
   /**
    * Loads several keys at once, a value for each in their order. With it, background refreshes
    * that fall due within REFRESH_BATCH_MS go to the database together, so keeping N entries fresh
-   * costs a query a second, not N queries per refresh interval (docs/PERFORMANCE.md). `undefined`
+   * costs a query a second, not N queries per refresh interval (docs/PERFORMANCE.md, "Cache refresh in batches"). `undefined`
    * for a key fails that key's refresh alone, as a failed load would.
    */
   readonly loadMany?: (keys: readonly string[]) => Promise<Array<V | undefined>>;

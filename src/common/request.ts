@@ -22,12 +22,12 @@ export type Reply = FastifyReply;
 const endpointsByRoute = new WeakMap<object, { readonly method: string; readonly endpoint: string }>();
 
 /**
- * "Endpoint" of PRODUCT.md §5: method + route template, never the raw URL.
+ * "Endpoint" of docs/API.md, "Rate limits": method + route template, never the raw URL.
  *
  * Memoised per request (the limiter, the request log line and usage recording all ask, and Fastify
  * builds a new routeOptions object on every read), and per route: the same string object for every
  * request of a route, so the maps keyed by it (rate-limit counters, usage buckets) hash it once
- * instead of on every request (docs/PERFORMANCE.md, "A fifth machine"). Fastify's route config is
+ * instead of on every request (docs/PERFORMANCE.md, "No new strings on the request path"). Fastify's route config is
  * one object per registered route and method.
  */
 export function endpointOf(req: FastifyRequest): string {

@@ -4,7 +4,7 @@ import { normalizeOrigin } from '../cors/origins';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
-/** The environment variables Gatehouse reads (PRODUCT.md §1), validated once at start. */
+/** The environment variables Gatehouse reads (README, "Configuration"), validated once at start. */
 class EnvironmentVariables {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: string = 'development';

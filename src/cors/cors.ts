@@ -4,7 +4,7 @@ import type { AuthRequirement } from '../auth/auth.decorators';
 import type { RouteAuthConfig } from '../auth/declared-routes';
 import { normalizeOrigin } from './origins';
 
-/** What page scripts may read (PRODUCT.md §6): the rate-limit headers, Retry-After and the request id. */
+/** What page scripts may read (docs/API.md, "Browser clients (CORS)"): the rate-limit headers, Retry-After and the request id. */
 export const EXPOSED_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',

@@ -16,7 +16,7 @@ export function normalizeOrigin(value: string): string | undefined {
 }
 
 /**
- * An API key's origin check (PRODUCT.md §6). No Origin header: not a cross-origin browser call, and
+ * An API key's origin check (docs/API.md, "Browser clients (CORS)"). No Origin header: not a cross-origin browser call, and
  * a server could forge one anyway, so there is nothing to check. An empty list allows any origin.
  */
 export function keyAllowsOrigin(allowedOrigins: readonly string[], origin: string | undefined): boolean {

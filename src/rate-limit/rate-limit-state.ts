@@ -27,7 +27,7 @@ export function toRateLimitState(limit: number, record: ThrottlerStorageRecord):
  * The names are written in lower case, as Fastify stores and sends every header name anyway:
  * `reply.header` lower-cases the name it is given, and a name that was not lower case already
  * becomes a new string on every call, which V8 must then look up in its string table to use as a
- * property key (~1k instructions a header; docs/PERFORMANCE.md, "A fifth machine"). What reaches
+ * property key (~1k instructions a header; docs/PERFORMANCE.md, "No new strings on the request path"). What reaches
  * the wire is the same.
  */
 export function writeRateLimitHeaders(reply: FastifyReply, s: RateLimitState): void {

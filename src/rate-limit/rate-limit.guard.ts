@@ -21,19 +21,19 @@ const SKIPPED = Promise.resolve(true);
 /**
  * The limiter's refusal, one for every 429: it carries nothing of the request (the headers are
  * written here, the body by the exception filter), and constructing an Error costs ~4k
- * instructions even without a stack trace (docs/PERFORMANCE.md, "A fifth machine").
+ * instructions even without a stack trace (docs/PERFORMANCE.md, "A cheap 429").
  */
 const RATE_LIMITED = Object.freeze(new AppError('rate_limit_exceeded'));
 
 /**
  * @nestjs/throttler's guard with our tracker (key / user / IP), endpoint (method + route template),
- * per-plan limit, every header of PRODUCT.md §5 on allowed and refused requests alike, and the
+ * per-plan limit, every rate-limit header (docs/API.md, "Rate limits") on allowed and refused requests alike, and the
  * documented 429 body. Runs after authentication, which never throws (see AuthenticationGuard).
  *
  * One throttler ("default", the plan's per-minute window). `canActivate` reads the route's
  * `@SkipThrottle()` once per handler instead of the base class's six reflector look-ups and three
  * awaits per request (docs/BENCHMARKS.md); `@Throttle()` limits are not used — limits come from
- * the plan (PRODUCT.md §5).
+ * the plan (docs/API.md, "Rate limits").
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
@@ -68,7 +68,7 @@ export class RateLimitGuard extends ThrottlerGuard {
   /**
    * Counts the request, writes its headers, refuses it over the limit. One promise chain (the
    * counter's answer, then this) instead of three nested async functions: fewer promise reactions
-   * per request (docs/PERFORMANCE.md, "A fourth machine").
+   * per request (docs/PERFORMANCE.md, "Synchronous verdicts for cached keys").
    */
   private count(context: ExecutionContext): Promise<boolean> {
     // The HTTP arguments straight: switchToHttp() assigns three methods to the context per call.

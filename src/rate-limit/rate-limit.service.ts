@@ -10,7 +10,7 @@ import { RateLimitState, toRateLimitState } from './rate-limit-state';
 export const WINDOW_MS = 60_000;
 
 /**
- * Who is counted and against which allowance (PRODUCT.md §5): an API key against its plan's
+ * Who is counted and against which allowance (docs/API.md, "Rate limits"): an API key against its plan's
  * apiRequestsPerMinute, a user against managementRequestsPerMinute, anyone else per client IP.
  */
 @Injectable()

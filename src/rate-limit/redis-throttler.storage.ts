@@ -55,7 +55,7 @@ interface KnownRefusal {
  * Fixed windows shared by every instance. The hits asked for in one turn of the event loop go to
  * Redis together, as one call of an atomic script (ioredis sends it by EVALSHA; EVAL once, when
  * Redis does not know it yet): one socket write and one read for all the requests that arrived
- * together, where a call per hit cost a write per request (docs/PERFORMANCE.md). A hit waits at
+ * together, where a call per hit cost a write per request (docs/PERFORMANCE.md, "Redis: one call per loop turn, none for refused keys"). A hit waits at
  * most one turn of the loop for its batch. The script touches several keys at once, so it needs
  * one Redis server (not Redis Cluster, whose keys of one call must share a slot).
  *

@@ -14,7 +14,7 @@ let kept: object | undefined;
  * `nextTick` about a dozen times per request, so that cost ~35k instructions per API-key request
  * (~17%). The embedded database's start-up (many full collections) triggered it every time.
  * One live entry holds its map and, through the map's back pointers, the whole chain
- * (docs/PERFORMANCE.md, "A fourth machine").
+ * (docs/PERFORMANCE.md, "One nextTick entry kept alive").
  *
  * The entry is taken from an `async_hooks` init hook that is enabled for one `nextTick` call.
  * Call it first thing, before anything starts. Returns the entry kept (undefined if Node no

@@ -44,7 +44,7 @@ export class UsageRecorder implements OnModuleInit {
   /**
    * Subject → endpoint → its buckets (one per status and minute, a handful). Nested maps, not one
    * map keyed by a string of all five: building and hashing that string on every request cost
-   * five times the look-up (docs/PERFORMANCE.md).
+   * five times the look-up (docs/PERFORMANCE.md, "Usage writes").
    */
   private pending = new Map<string, Map<string, Bucket[]>>();
   private timer?: NodeJS.Timeout;

@@ -30,7 +30,7 @@ export class WebhooksService {
     return toDto(row);
   }
 
-  /** Another account's id answers 404, as if absent (PRODUCT.md §3). */
+  /** Another account's id answers 404, as if absent (docs/API.md, "Endpoints"). */
   async remove(actor: UserPrincipal, id: string): Promise<void> {
     const { count } = await this.prisma.webhookEndpoint.deleteMany({ where: { id, accountId: actor.accountId } });
     if (count === 0) throw new AppError('not_found', 'No such webhook endpoint.');

@@ -15,7 +15,7 @@ describe('API keys', () => {
   const asOwner = (method: 'get' | 'post' | 'patch' | 'delete', url: string, token = bearer) =>
     t.http[method](url).set('Authorization', `Bearer ${token}`);
 
-  /** The key is refused the way PRODUCT.md §4 says a dead key is refused. */
+  /** The key is refused the way docs/API.md ("Errors") says a dead key is refused. */
   const expectDeadKey = (res: Response) => {
     expectError(res, 401, 'invalid_api_key');
     expect(res.headers['www-authenticate']).toBe(API_KEY_CHALLENGE);

@@ -6,7 +6,7 @@ const SHOP = 'https://shop.example.com';
 const ELSEWHERE = 'https://evil.example.net';
 const DASHBOARD = 'https://dash.example.com';
 
-describe('CORS (PRODUCT.md §6)', () => {
+describe('CORS (docs/API.md, "Browser clients (CORS)")', () => {
   let t: TestApp;
   let account: TestAccount;
 

@@ -5,7 +5,7 @@ import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccou
 import { documentedRoutes } from './shared/routes';
 
 /**
- * PRODUCT.md §3, the JWT table, transcribed: one row per method and path, ✓ where the role may call.
+ * docs/API.md, "JWT endpoints", transcribed: one row per method and path, ✓ where the role may call.
  * (The contract's "GET /api-keys, /api-keys/:id" row is written as its two paths.) The login row
  * is not a JWT route; it is covered by the security suite.
  */
@@ -52,7 +52,7 @@ interface Prepared {
   readonly unchanged?: () => Promise<void>;
 }
 
-describe('the role matrix (PRODUCT.md §3)', () => {
+describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
   let t: TestApp;
 
   beforeAll(async () => {

@@ -14,7 +14,7 @@ describe('every documented route', () => {
   });
   afterAll(() => t.close());
 
-  it('documents the routes of PRODUCT.md §3', () => {
+  it('documents the routes of docs/API.md, "Endpoints"', () => {
     const names = routes.map((r) => `${r.method} ${r.path}`);
     expect(names).toEqual(
       expect.arrayContaining([

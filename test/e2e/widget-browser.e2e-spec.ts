@@ -48,7 +48,7 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-describeInBrowser('the widget on a customer page, in Chromium (PRODUCT.md §6)', () => {
+describeInBrowser('the widget on a customer page, in Chromium (docs/API.md, "Browser clients (CORS)")', () => {
   let t: TestApp;
   let api: string;
   let allowedSite: string;

@@ -98,7 +98,7 @@ export async function createAccount(t: TestApp, plan = 'free'): Promise<TestAcco
   };
 }
 
-/** The headers PRODUCT.md §5 puts on every /api/v1 answer. */
+/** The rate-limit headers of every /api/v1 answer (docs/API.md, "Rate limits"). */
 export function expectRateLimitHeaders(res: request.Response): void {
   for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit', 'x-request-id']) {
     expect({ header: h, value: res.headers[h] }).toEqual({ header: h, value: expect.any(String) });

@@ -18,7 +18,7 @@ import { JwtStrategy } from '../strategies/jwt.strategy';
  * so it answers 500 or 503, never 401.
  *
  * When the strategy decides at once (a cached API key) it answers `true` synchronously, which
- * spares Nest's guard loop an await (docs/PERFORMANCE.md, "A fourth machine").
+ * spares Nest's guard loop an await (docs/PERFORMANCE.md, "Synchronous verdicts for cached keys").
  */
 @Injectable()
 export class AuthenticationGuard implements CanActivate {

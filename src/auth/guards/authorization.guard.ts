@@ -19,7 +19,7 @@ export class AuthorizationGuard implements CanActivate {
         if (principal?.kind !== 'apiKey' || !principal.scopes.includes(requirement.scope)) {
           throw new AppError('insufficient_permissions', `This API key lacks the "${requirement.scope}" scope.`);
         }
-        // PRODUCT.md §6: a browser call from an origin the key does not list.
+        // docs/API.md, "Browser clients (CORS)": a browser call from an origin the key does not list.
         if (!keyAllowsOrigin(principal.allowedOrigins, req.headers.origin)) {
           throw new AppError('insufficient_permissions', 'This API key does not accept requests from this origin.');
         }

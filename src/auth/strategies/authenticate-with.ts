@@ -24,7 +24,7 @@ type Outcome<U> = { readonly verdict: StrategyVerdict<U> } | { readonly error: u
  *
  * A strategy that decides before `authenticate` returns (a cached API key) gets its verdict
  * returned, or its error thrown, at once: no promise, and no await in the guards behind it
- * (docs/PERFORMANCE.md, "A fourth machine"). Otherwise the result is a promise of the
+ * (docs/PERFORMANCE.md, "Synchronous verdicts for cached keys"). Otherwise the result is a promise of the
  * verdict. The first decision counts; later calls of success/fail/error are ignored.
  */
 export function authenticateWith<U>(strategy: Strategy, req: object): StrategyVerdict<U> | Promise<StrategyVerdict<U>> {

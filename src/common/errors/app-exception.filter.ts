@@ -41,7 +41,7 @@ export function toAppError(exception: unknown): AppError {
 }
 
 /**
- * The only place error bodies are written (PRODUCT.md §4). Requests that failed before the rate
+ * The only place error bodies are written (docs/API.md, "Errors"). Requests that failed before the rate
  * limiter ran (unknown route, unparsable body) are counted per client IP here, so their answers
  * carry the rate-limit headers too.
  */
@@ -80,7 +80,7 @@ export class AppExceptionFilter implements ExceptionFilter {
   }
 }
 
-/** The documented error body (PRODUCT.md §4), with the error's own headers. */
+/** The documented error body (docs/API.md, "Errors"), with the error's own headers. */
 function answer(error: AppError, req: Request, reply: Reply): void {
   if (error.challenge !== undefined) reply.header('www-authenticate', error.challenge);
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
@@ -101,7 +101,7 @@ function answer(error: AppError, req: Request, reply: Reply): void {
 /**
  * `{"statusCode":…,"error":…,"message":…,"requestId":` of a code with its default message, serialised
  * once: under a flood of 429s, serialising the same message for every answer cost more than the
- * rest of the body (docs/PERFORMANCE.md, "A fifth machine").
+ * rest of the body (docs/PERFORMANCE.md, "A cheap 429").
  */
 const bodyHeads = new Map<ErrorCode, string>();
 function bodyHeadOf(code: ErrorCode): string {

@@ -23,7 +23,7 @@ function expect401(res: Response, code: string, challenge: string): void {
 }
 
 /**
- * The answers every protected route owes an unwelcome caller (PRODUCT.md §4), checked on every
+ * The answers every protected route owes an unwelcome caller (docs/API.md, "Errors"), checked on every
  * route of the OpenAPI document: no credential, a bad one, the other method's, the wrong role
  * or scope. A new route is covered the moment it is documented.
  */
