@@ -1,15 +1,21 @@
 import type { AuthRequirement } from '../../src/auth/auth.decorators';
-import { startApp, TestApp } from '../utils/test-app';
+import { ERROR_STATUS, ErrorCode } from '../../src/common/errors/error-codes';
+import { createAccount, startApp, TestApp } from '../utils/test-app';
 
 interface Schema {
   readonly $ref?: string;
+  readonly type?: string;
   readonly description?: string;
+  readonly default?: unknown;
+  readonly example?: unknown;
   readonly properties?: Record<string, Schema>;
+  readonly items?: Schema;
   readonly allOf?: Schema[];
+  readonly oneOf?: Schema[];
 }
 interface ResponseObject {
-  readonly headers?: Record<string, unknown>;
-  readonly content?: Record<string, { schema?: Schema }>;
+  readonly headers?: Record<string, { required?: boolean; description?: string }>;
+  readonly content?: Record<string, { schema?: Schema; example?: { statusCode?: number; error?: string } }>;
 }
 interface Operation {
   readonly 'x-gatehouse-auth'?: AuthRequirement;
@@ -123,6 +129,80 @@ describe('OpenAPI', () => {
       }
       expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ErrorResponseDto', 'LoginDto', 'CreateApiKeyDto']));
       expect(undescribed).toEqual([]);
+    });
+
+    it('marks the headers every answer carries as required, with descriptions a Markdown renderer keeps', () => {
+      const problems: string[] = [];
+      for (const { name, op } of operations) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          for (const h of RESPONSE_HEADERS) {
+            const header = response.headers?.[h];
+            if (header?.required !== true) problems.push(`${name} ${status}: ${h} not required`);
+            // Swagger UI renders descriptions as Markdown: "<limit>" would vanish as an HTML tag.
+            if (!header?.description || /<[a-z]/i.test(header.description)) problems.push(`${name} ${status}: ${h} description ${header?.description}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('documents 400 on every operation, and 413 and 415 on every operation that takes a body', () => {
+      const problems: string[] = [];
+      for (const { name, op } of operations) {
+        const expected = op.requestBody === undefined ? ['400'] : ['400', '413', '415'];
+        for (const status of expected) if (op.responses[status] === undefined) problems.push(`${name}: no ${status}`);
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('gives every error response an example body of its own status', () => {
+      const problems: string[] = [];
+      for (const { name, op } of operations) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (Number(status) < 400) continue;
+          const example = response.content?.['application/json']?.example;
+          if (example?.statusCode !== Number(status) || ERROR_STATUS[example.error as ErrorCode] !== Number(status)) {
+            problems.push(`${name} ${status}: ${JSON.stringify(example)}`);
+          }
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('types whole numbers as integers', () => {
+      const numbers = Object.entries(doc.components.schemas).flatMap(([schemaName, schema]) =>
+        Object.entries(schema.properties ?? {})
+          .filter(([, p]) => p.type === 'number')
+          .map(([prop]) => `${schemaName}.${prop}`),
+      );
+      expect(numbers).toEqual([]);
+    });
+
+    it('puts no default on a PATCH body, whose absent fields keep their value', () => {
+      const withDefault = operations
+        .filter(({ name }) => name.startsWith('PATCH '))
+        .flatMap(({ name, op }) => {
+          const ref = op.requestBody?.content?.['application/json']?.schema?.$ref ?? '';
+          const schema = doc.components.schemas[ref.split('/').pop()!];
+          return Object.entries(schema?.properties ?? {})
+            .filter(([, p]) => p.default !== undefined)
+            .map(([prop]) => `${name}: ${prop}`);
+        });
+      expect(withDefault).toEqual([]);
+    });
+
+    it('answers the verify verdict as one of a valid and an invalid shape', () => {
+      const schema = doc.paths['/api/v1/nonces/verify']?.post?.responses['200']?.content?.['application/json']?.schema;
+      expect(schema?.oneOf?.map((s) => s.$ref)).toEqual(['#/components/schemas/ValidNonceVerdictDto', '#/components/schemas/InvalidNonceVerdictDto']);
+    });
+
+    it('has a create-key example that the API accepts', async () => {
+      const properties = doc.components.schemas.CreateApiKeyDto!.properties!;
+      const example = Object.fromEntries(Object.entries(properties).flatMap(([prop, p]) => (p.example === undefined ? [] : [[prop, p.example]])));
+      expect(Object.keys(example)).toEqual(expect.arrayContaining(['name', 'expiresAt', 'allowedOrigins']));
+      const account = await createAccount(t);
+      const res = await t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`).send(example);
+      expect({ status: res.status, body: res.body }).toMatchObject({ status: 201, body: { allowedOrigins: example.allowedOrigins } });
     });
 
     it('takes a LoginDto as the body of POST /api/v1/auth/login', () => {

@@ -15,11 +15,16 @@ export class CreateApiKeyDto {
   @IsOmittable() @IsArray() @ArrayMinSize(1) @ArrayUnique() @IsIn(API_KEY_SCOPES, { each: true })
   readonly scopes?: ApiKeyScope[];
 
-  @ApiPropertyOptional({ description: 'When the key stops working (ISO 8601, in the future). Default: never.', format: 'date-time' })
+  @ApiPropertyOptional({ description: 'When the key stops working (ISO 8601, in the future). Default: never.', format: 'date-time', example: '2030-01-01T00:00:00Z' })
   @IsOmittable() @IsDateString({ strict: true })
   readonly expiresAt?: string;
 
-  @ApiPropertyOptional({ description: 'Browser origins (scheme://host[:port]) allowed to use the key. Default: any origin.', type: [String], maxItems: 50 })
+  @ApiPropertyOptional({
+    description: 'Browser origins (scheme://host[:port]) allowed to use the key. Default: any origin.',
+    type: [String],
+    maxItems: 50,
+    example: ['https://shop.example.com'],
+  })
   @IsOmittable() @IsArray() @ArrayMaxSize(50) @ArrayUnique() @IsString({ each: true }) @Length(1, 200, { each: true })
   @Matches(ORIGIN_PATTERN, { each: true, message: 'each value in allowedOrigins must be an origin such as https://shop.example.com' })
   readonly allowedOrigins?: string[];
