@@ -96,7 +96,27 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     }
     if (item.patch !== undefined) withoutDefaults(document, item.patch);
   }
+  boundFormats(document);
   return document;
+}
+
+/** The longest text each string format can be: a UUID is 36 characters, an ISO 8601 time at most 35. */
+const FORMAT_MAX_LENGTH: Record<string, number> = { uuid: 36, 'date-time': 35 };
+
+/**
+ * Bounds that follow from a schema's format, stated so that clients and linters (OWASP API4:
+ * unrestricted resource consumption) see them: strings of a fixed format get their longest length,
+ * integers their width (every integer of this API fits 32 bits).
+ */
+function boundFormats(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(boundFormats);
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as SchemaObject;
+  if (schema.type === 'string' && schema.format !== undefined && schema.maxLength === undefined && FORMAT_MAX_LENGTH[schema.format] !== undefined) {
+    schema.maxLength = FORMAT_MAX_LENGTH[schema.format];
+  }
+  if (schema.type === 'integer' && schema.format === undefined) schema.format = 'int32';
+  for (const value of Object.values(node)) boundFormats(value);
 }
 
 /** A PATCH keeps the current value of an absent field: a `default` (inherited from the create DTO) would say otherwise. */

@@ -11,7 +11,7 @@ export class CreateApiKeyDto {
   @IsString() @Length(1, 100)
   readonly name!: string;
 
-  @ApiPropertyOptional({ description: 'What the key may call. Default: all three.', enum: API_KEY_SCOPES, isArray: true, default: API_KEY_SCOPES })
+  @ApiPropertyOptional({ description: 'What the key may call. Default: all three.', enum: API_KEY_SCOPES, isArray: true, maxItems: API_KEY_SCOPES.length, default: API_KEY_SCOPES })
   @IsOmittable() @IsArray() @ArrayMinSize(1) @ArrayUnique() @IsIn(API_KEY_SCOPES, { each: true })
   readonly scopes?: ApiKeyScope[];
 
@@ -23,6 +23,7 @@ export class CreateApiKeyDto {
     description: 'Browser origins (scheme://host[:port]) allowed to use the key. Default: any origin.',
     type: [String],
     maxItems: 50,
+    items: { type: 'string', maxLength: 200, pattern: ORIGIN_PATTERN.source },
     example: ['https://shop.example.com'],
   })
   @IsOmittable() @IsArray() @ArrayMaxSize(50) @ArrayUnique() @IsString({ each: true }) @Length(1, 200, { each: true })
