@@ -66,12 +66,8 @@ function complete(op: OperationObject): void {
   for (const [status, description] of extra) responses[status] ??= errorResponse(description);
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status);
-    response.headers = {
-      ...ALWAYS,
-      ...(code === 429 || code === 503 ? { 'Retry-After': RETRY_AFTER } : {}),
-      ...(code === 401 ? { 'WWW-Authenticate': WWW_AUTHENTICATE } : {}),
-      ...response.headers,
-    };
+    const names = [...Object.keys(ALWAYS), ...(code === 429 || code === 503 ? ['Retry-After'] : []), ...(code === 401 ? ['WWW-Authenticate'] : [])];
+    response.headers = { ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])), ...response.headers };
     const json = response.content?.['application/json'];
     if (code >= 400 && json !== undefined) json.example = exampleFor(code, response.description);
   }
@@ -90,6 +86,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token from POST /api/v1/auth/login.' }, JWT_SECURITY)
     .build();
   const document = SwaggerModule.createDocument(app, config);
+  document.components = { ...document.components, headers: { ...ALWAYS, 'Retry-After': RETRY_AFTER, 'WWW-Authenticate': WWW_AUTHENTICATE } };
   for (const item of Object.values(document.paths)) {
     for (const op of Object.values(item)) {
       if (typeof op === 'object' && op !== null && 'responses' in op) complete(op as OperationObject);

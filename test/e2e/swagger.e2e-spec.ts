@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,8 +18,12 @@ interface Schema {
   readonly allOf?: Schema[];
   readonly oneOf?: Schema[];
 }
+interface Header {
+  readonly required?: boolean;
+  readonly description?: string;
+}
 interface ResponseObject {
-  readonly headers?: Record<string, { required?: boolean; description?: string }>;
+  readonly headers?: Record<string, Header | { $ref: string }>;
   readonly content?: Record<string, { schema?: Schema; example?: { statusCode?: number; error?: string } }>;
 }
 interface Operation {
@@ -31,7 +35,7 @@ interface Operation {
 interface OpenApiDocument {
   readonly openapi: string;
   readonly paths: Record<string, Record<string, Operation>>;
-  readonly components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, Schema> };
+  readonly components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, Schema>; headers: Record<string, Header> };
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -141,7 +145,8 @@ describe('OpenAPI', () => {
       for (const { name, op } of operations) {
         for (const [status, response] of Object.entries(op.responses)) {
           for (const h of RESPONSE_HEADERS) {
-            const header = response.headers?.[h];
+            const declared = response.headers?.[h];
+            const header = declared !== undefined && '$ref' in declared ? doc.components.headers[declared.$ref.split('/').pop()!] : declared;
             if (header?.required !== true) problems.push(`${name} ${status}: ${h} not required`);
             // Swagger UI renders descriptions as Markdown: "<limit>" would vanish as an HTML tag.
             if (!header?.description || /<[a-z]/i.test(header.description)) problems.push(`${name} ${status}: ${h} description ${header?.description}`);
@@ -230,6 +235,17 @@ describe('OpenAPI', () => {
         .map((f) => `${f.code} ${f.path.join('.')}`);
       expect(onInputs).toEqual([]);
     }, 60_000);
+
+    it('is the document committed in docs/openapi.json, and its types are dashboard/src/api/schema.d.ts (npm run openapi:client)', async () => {
+      const root = resolve(__dirname, '../..');
+      const committed = JSON.parse(readFileSync(join(root, 'docs/openapi.json'), 'utf8')) as unknown;
+      // A difference here: run `npm run openapi:client` and commit what it writes.
+      expect(doc).toEqual(committed);
+      const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
+      writeFileSync(file, JSON.stringify(doc));
+      const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'scripts/openapi-client.js'), '--types', file], { maxBuffer: 64 << 20 });
+      expect(stdout).toBe(readFileSync(join(root, 'dashboard/src/api/schema.d.ts'), 'utf8'));
+    });
 
     it('takes a LoginDto as the body of POST /api/v1/auth/login', () => {
       const login = doc.paths['/api/v1/auth/login']?.post;
