@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'data/', 'test-artifacts/', 'src/generated/', 'node_modules/'] },
+  { ignores: ['dist/', 'coverage/', 'data/', 'test-artifacts/', 'src/generated/', 'node_modules/', 'dashboard/src/api/schema.d.ts'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

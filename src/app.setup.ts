@@ -3,9 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
-import { API_KEY_SECURITY, JWT_SECURITY } from './auth/auth.decorators';
 import { AppError } from './common/errors/app-error';
 import { endpointOf } from './common/request';
 import { createValidationPipe } from './common/validation';
@@ -19,6 +18,7 @@ import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DEFAULT_MESSAGES } from './common/errors/error-codes';
 import { publishAuthToRouteConfig } from './auth/declared-routes';
 import { installCors } from './cors/cors';
+import { buildOpenApiDocument } from './openapi/openapi-document';
 
 export const API_PREFIX = 'api/v1';
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -127,42 +127,4 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyParser: false,
   });
   return configureApp(app);
-}
-
-const RATE_LIMIT_HEADERS_DOC = {
-  'X-Request-Id': { description: 'Request id (a sane client-sent one is kept).', schema: { type: 'string' } },
-  'X-RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the window after this one.', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Reset': { description: 'Whole seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
-  'RateLimit-Policy': { description: 'IETF draft-ietf-httpapi-ratelimit-headers-09: "default";q=<limit>;w=60', schema: { type: 'string' } },
-  RateLimit: { description: 'IETF draft-ietf-httpapi-ratelimit-headers-09: "default";r=<remaining>;t=<reset>', schema: { type: 'string' } },
-};
-
-export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
-    .setTitle('Gatehouse')
-    .setDescription(
-      'Access control for the bot-protection API. Dashboard routes take `Authorization: Bearer <JWT>` from ' +
-        '`POST /api/v1/auth/login`; widget and server routes take `X-Api-Key`. Every `/api/v1` response carries ' +
-        'the rate-limit headers; errors share one body: `{statusCode, error, message, requestId, details?}`.',
-    )
-    .setVersion('1')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key from the dashboard.' }, API_KEY_SECURITY)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token from POST /api/v1/auth/login.' }, JWT_SECURITY)
-    .build();
-  const document = SwaggerModule.createDocument(app, config);
-  for (const item of Object.values(document.paths)) {
-    for (const op of Object.values(item)) {
-      if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
-      for (const [status, response] of Object.entries(op.responses as Record<string, { headers?: object }>)) {
-        response.headers = {
-          ...RATE_LIMIT_HEADERS_DOC,
-          ...(status === '429' ? { 'Retry-After': { description: 'Whole seconds to wait, >= 1.', schema: { type: 'integer', minimum: 1 } } } : {}),
-          ...(status === '401' ? { 'WWW-Authenticate': { description: 'RFC 6750 challenge.', schema: { type: 'string' } } } : {}),
-          ...response.headers,
-        };
-      }
-    }
-  }
-  return document;
 }

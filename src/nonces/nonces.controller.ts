@@ -1,8 +1,8 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/auth.decorators';
 import type { ApiKeyRequest } from '../auth/current-principal.decorator';
-import { NonceVerdictDto, VerifyNonceDto } from './dto/nonce.dto';
+import { InvalidNonceVerdictDto, NonceVerdictDto, ValidNonceVerdictDto, VerifyNonceDto } from './dto/nonce.dto';
 import { NoncesService } from './nonces.service';
 
 @ApiTags('Nonces')
@@ -14,7 +14,11 @@ export class NoncesController {
   @HttpCode(200)
   @ApiKeyAuth('verify')
   @ApiOperation({ summary: 'Verify (and use up) a nonce a widget obtained; true exactly once' })
-  @ApiOkResponse({ type: NonceVerdictDto })
+  @ApiExtraModels(ValidNonceVerdictDto, InvalidNonceVerdictDto)
+  @ApiOkResponse({
+    description: 'The verdict: valid once, then invalid with a reason.',
+    schema: { oneOf: [{ $ref: getSchemaPath(ValidNonceVerdictDto) }, { $ref: getSchemaPath(InvalidNonceVerdictDto) }] },
+  })
   verify(@Req() { user: key }: ApiKeyRequest, @Body() dto: VerifyNonceDto): Promise<NonceVerdictDto> {
     return this.nonces.verify(key, dto.nonce);
   }

@@ -14,7 +14,7 @@ export class AccountDto {
   @ApiProperty({ description: 'The plan and its limits.', type: PlanDto })
   readonly plan!: PlanDto;
 
-  @ApiProperty({ description: 'Lifetime of nonces issued to this account’s widgets, in seconds.', example: 300 })
+  @ApiProperty({ description: 'Lifetime of nonces issued to this account’s widgets, in seconds.', type: 'integer', example: 300 })
   readonly nonceTtlSeconds!: number;
 
   @ApiProperty({ description: 'Creation time.', type: String, format: 'date-time' })
@@ -29,7 +29,7 @@ export class UpdateAccountDto {
   @IsOmittable() @IsString() @Length(1, 100)
   readonly name?: string;
 
-  @ApiPropertyOptional({ description: 'Lifetime of nonces issued from now on, in seconds.', minimum: NONCE_TTL_MIN, maximum: NONCE_TTL_MAX, example: 300 })
+  @ApiPropertyOptional({ description: 'Lifetime of nonces issued from now on, in seconds.', type: 'integer', minimum: NONCE_TTL_MIN, maximum: NONCE_TTL_MAX, example: 300 })
   @IsOmittable() @IsInt() @Min(NONCE_TTL_MIN) @Max(NONCE_TTL_MAX)
   readonly nonceTtlSeconds?: number;
 }

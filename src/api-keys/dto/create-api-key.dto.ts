@@ -11,15 +11,21 @@ export class CreateApiKeyDto {
   @IsString() @Length(1, 100)
   readonly name!: string;
 
-  @ApiPropertyOptional({ description: 'What the key may call. Default: all three.', enum: API_KEY_SCOPES, isArray: true, default: API_KEY_SCOPES })
+  @ApiPropertyOptional({ description: 'What the key may call. Default: all three.', enum: API_KEY_SCOPES, isArray: true, maxItems: API_KEY_SCOPES.length, default: API_KEY_SCOPES })
   @IsOmittable() @IsArray() @ArrayMinSize(1) @ArrayUnique() @IsIn(API_KEY_SCOPES, { each: true })
   readonly scopes?: ApiKeyScope[];
 
-  @ApiPropertyOptional({ description: 'When the key stops working (ISO 8601, in the future). Default: never.', format: 'date-time' })
+  @ApiPropertyOptional({ description: 'When the key stops working (ISO 8601, in the future). Default: never.', format: 'date-time', example: '2030-01-01T00:00:00Z' })
   @IsOmittable() @IsDateString({ strict: true })
   readonly expiresAt?: string;
 
-  @ApiPropertyOptional({ description: 'Browser origins (scheme://host[:port]) allowed to use the key. Default: any origin.', type: [String], maxItems: 50 })
+  @ApiPropertyOptional({
+    description: 'Browser origins (scheme://host[:port]) allowed to use the key. Default: any origin.',
+    type: [String],
+    maxItems: 50,
+    items: { type: 'string', maxLength: 200, pattern: ORIGIN_PATTERN.source },
+    example: ['https://shop.example.com'],
+  })
   @IsOmittable() @IsArray() @ArrayMaxSize(50) @ArrayUnique() @IsString({ each: true }) @Length(1, 200, { each: true })
   @Matches(ORIGIN_PATTERN, { each: true, message: 'each value in allowedOrigins must be an origin such as https://shop.example.com' })
   readonly allowedOrigins?: string[];

@@ -1,7 +1,11 @@
-import { PartialType, PickType } from '@nestjs/swagger';
+import { ApiPropertyOptional, PartialType, PickType } from '@nestjs/swagger';
+import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
 import { CreateApiKeyDto } from './create-api-key.dto';
 
-/** Every field optional; null is refused (400), never written. */
+/** Every field optional; an absent field keeps its value; null is refused (400), never written. */
 export class UpdateApiKeyDto extends PartialType(PickType(CreateApiKeyDto, ['name', 'scopes', 'allowedOrigins'] as const), {
   skipNullProperties: false,
-}) {}
+}) {
+  @ApiPropertyOptional({ description: 'What the key may call. Absent: unchanged.', enum: API_KEY_SCOPES, isArray: true, maxItems: API_KEY_SCOPES.length })
+  declare readonly scopes?: ApiKeyScope[];
+}

@@ -26,7 +26,13 @@ export class AuditEventDto {
   @ApiProperty({ description: 'Request id of the change (X-Request-Id).' })
   readonly requestId!: string;
 
-  @ApiProperty({ description: 'What changed (never a secret), e.g. {"from":"free","to":"pro"}.', type: Object, nullable: true })
+  @ApiProperty({
+    description: 'What changed (never a secret), e.g. {"from":"free","to":"pro"}: names mapped to strings, numbers, booleans or lists of strings.',
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }] },
+    nullable: true,
+    example: { from: 'free', to: 'pro' },
+  })
   readonly details!: Record<string, unknown> | null;
 
   @ApiProperty({ description: 'When.', type: String, format: 'date-time' })
@@ -58,7 +64,7 @@ export class ListAuditEventsQuery {
   @IsOmittable() @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be a nextCursor value' })
   readonly cursor?: string;
 
-  @ApiPropertyOptional({ description: 'Page size.', minimum: 1, maximum: 200, default: 50 })
+  @ApiPropertyOptional({ description: 'Page size.', type: 'integer', minimum: 1, maximum: 200, default: 50 })
   @IsOmittable() @Type(() => Number) @IsInt() @Min(1) @Max(200)
   readonly limit?: number;
 }

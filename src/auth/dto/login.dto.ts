@@ -15,7 +15,7 @@ export class TokenResponseDto {
   @ApiProperty({ description: 'JWT (HS256) to send as Authorization: Bearer <token>.' })
   readonly token!: string;
 
-  @ApiProperty({ description: 'Lifetime of the token in seconds.', example: 86400 })
+  @ApiProperty({ description: 'Lifetime of the token in seconds.', type: 'integer', example: 86400 })
   readonly expiresIn!: number;
 }
 

@@ -10,7 +10,7 @@ export class ErrorDetailDto {
 }
 
 export class ErrorResponseDto {
-  @ApiProperty({ description: 'HTTP status, repeated in the body.', example: 401 })
+  @ApiProperty({ description: 'HTTP status, repeated in the body.', type: 'integer', example: 401 })
   readonly statusCode!: number;
 
   @ApiProperty({ description: 'Stable machine-readable error code.', enum: Object.keys(ERROR_STATUS), example: 'invalid_api_key' })

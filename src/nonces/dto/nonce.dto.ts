@@ -4,8 +4,10 @@ import { IsString, Matches } from 'class-validator';
 /** "ghn_" + 43 base64url characters (256 random bits). */
 export const NONCE_PATTERN = /^ghn_[A-Za-z0-9_-]{43}$/;
 
+const NONCE_EXAMPLE = 'ghn_Tm9uY2UtZXhhbXBsZS1mb3ItdGhlLWRvY3VtZW50YXR';
+
 export class IssuedNonceDto {
-  @ApiProperty({ description: 'Single-use nonce for the customer’s server to verify. 256 random bits.', example: 'ghn_1Jv0...' })
+  @ApiProperty({ description: 'Single-use nonce for the customer’s server to verify. 256 random bits.', example: NONCE_EXAMPLE })
   readonly nonce!: string;
 
   @ApiProperty({ description: 'After this the nonce verifies as expired.', type: String, format: 'date-time' })
@@ -13,7 +15,7 @@ export class IssuedNonceDto {
 }
 
 export class VerifyNonceDto {
-  @ApiProperty({ description: 'A nonce issued by POST /api/v1/widget/nonces.', example: 'ghn_1Jv0...' })
+  @ApiProperty({ description: 'A nonce issued by POST /api/v1/widget/nonces.', example: NONCE_EXAMPLE, pattern: NONCE_PATTERN.source, maxLength: NONCE_EXAMPLE.length })
   @IsString() @Matches(NONCE_PATTERN, { message: 'nonce must be a nonce issued by POST /api/v1/widget/nonces' })
   readonly nonce!: string;
 }
@@ -21,17 +23,25 @@ export class VerifyNonceDto {
 export const INVALID_REASONS = ['unknown', 'expired', 'already_used'] as const;
 export type InvalidReason = (typeof INVALID_REASONS)[number];
 
-export class NonceVerdictDto {
-  @ApiProperty({ description: 'True once, for the first verification of a live nonce of this account.' })
-  readonly valid!: boolean;
+/** The first verification of a live nonce of this account. */
+export class ValidNonceVerdictDto {
+  @ApiProperty({ description: 'Always true here: the nonce was live and is now used.', enum: [true] })
+  readonly valid!: true;
 
-  @ApiProperty({ description: 'When the nonce was issued (valid only).', type: String, format: 'date-time', required: false })
-  readonly issuedAt?: string;
+  @ApiProperty({ description: 'When the nonce was issued.', type: String, format: 'date-time' })
+  readonly issuedAt!: string;
+}
+
+/** Any other verification. */
+export class InvalidNonceVerdictDto {
+  @ApiProperty({ description: 'Always false here.', enum: [false] })
+  readonly valid!: false;
 
   @ApiProperty({
-    description: 'Why not (invalid only): unknown (never issued to this account, or purged an hour after expiry), expired, already_used.',
+    description: 'Why not: unknown (never issued to this account, or purged an hour after expiry), expired, already_used.',
     enum: INVALID_REASONS,
-    required: false,
   })
-  readonly reason?: InvalidReason;
+  readonly reason!: InvalidReason;
 }
+
+export type NonceVerdictDto = ValidNonceVerdictDto | InvalidNonceVerdictDto;

@@ -10,10 +10,10 @@ export class PlanDto {
   @ApiProperty({ description: 'Display name.', example: 'Pro' })
   readonly name!: string;
 
-  @ApiProperty({ description: 'Requests per minute per API key and endpoint.', example: 600 })
+  @ApiProperty({ description: 'Requests per minute per API key and endpoint.', type: 'integer', example: 600 })
   readonly apiRequestsPerMinute!: number;
 
-  @ApiProperty({ description: 'Requests per minute per dashboard user and endpoint.', example: 600 })
+  @ApiProperty({ description: 'Requests per minute per dashboard user and endpoint.', type: 'integer', example: 600 })
   readonly managementRequestsPerMinute!: number;
 }
 

@@ -34,7 +34,7 @@ export class UsageRowDto {
   })
   readonly key!: string;
 
-  @ApiProperty({ description: 'Requests in the group.', example: 42 })
+  @ApiProperty({ description: 'Requests in the group.', type: 'integer', example: 42 })
   readonly count!: number;
 }
 

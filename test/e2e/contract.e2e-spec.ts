@@ -1,0 +1,144 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { freePort } from '../utils/private-redis';
+import { createAccount, createPlan, startApp, TEST_PASSWORD, TestApp } from '../utils/test-app';
+
+/**
+ * Prism (Stoplight's validating proxy) stands between the client and the real app, checks every
+ * request and answer against the served OpenAPI document, and reports what does not match in an
+ * `sl-violations` header. Every operation is called here with its common answers — success and
+ * the documented errors — and no answer may break the document, nor an accepted request.
+ */
+describe('the OpenAPI document, checked by a validating proxy', () => {
+  let t: TestApp;
+  let prism: ChildProcess;
+  let base: string;
+  const violations: string[] = [];
+  let calls = 0;
+  let refusedByBoth = 0;
+
+  /** A request through the proxy; what it reports is kept, and the answer returned. */
+  async function call(method: string, path: string, init: { token?: string; key?: string; body?: unknown; raw?: string; type?: string } = {}) {
+    const headers: Record<string, string> = {};
+    if (init.token) headers.authorization = `Bearer ${init.token}`;
+    if (init.key) headers['x-api-key'] = init.key;
+    if (init.body !== undefined || init.raw !== undefined) headers['content-type'] = init.type ?? 'application/json';
+    const res = await fetch(`${base}${path}`, { method, headers, body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)) });
+    const text = await res.text();
+    calls++;
+    // An answer that breaks the document is always a defect; a request that breaks it only when the
+    // app accepted it (the bad requests below are meant to break it, and must be refused).
+    const all = JSON.parse(res.headers.get('sl-violations') ?? '[]') as Array<{ location: string[]; message: string }>;
+    if (res.status >= 400 && all.some((v) => v.location[0] === 'request')) refusedByBoth++;
+    const reported = all.filter((v) => v.location[0] === 'response' || res.status < 400);
+    if (reported.length > 0) violations.push(`${method} ${path} → ${res.status}: ${reported.map((v) => `${v.location.join('.')}: ${v.message}`).join('; ')}`);
+    return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
+  }
+
+  beforeAll(async () => {
+    t = await startApp();
+    await t.app.listen(0, '127.0.0.1');
+    const app = `http://127.0.0.1:${(t.app.getHttpServer().address() as { port: number }).port}`;
+    const file = join(mkdtempSync(join(tmpdir(), 'contract-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(await (await fetch(`${app}/docs-json`)).json()));
+    const port = await freePort();
+    const root = resolve(__dirname, '../..');
+    prism = spawn(join(root, 'node_modules/.bin/prism'), ['proxy', file, app, '--port', String(port), '--host', '127.0.0.1'], { stdio: 'ignore' });
+    base = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 600 && (await fetch(`${base}/health`).then((r) => r.status, () => 0)) !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  }, 90_000);
+
+  afterAll(async () => {
+    prism?.kill();
+    await t?.close();
+  });
+
+  it('reports no violation on any operation, for successes and documented errors alike', async () => {
+    const account = await createAccount(t);
+    const owner = account.owner;
+    const analyst = await account.addUser('ANALYST');
+    const member = await account.addUser('DEVELOPER');
+
+    // Sign-in and the profile.
+    expect((await call('POST', '/api/v1/auth/login', { body: { email: owner.email, password: TEST_PASSWORD } })).status).toBe(200);
+    expect((await call('POST', '/api/v1/auth/login', { body: { email: owner.email, password: 'not the password' } })).status).toBe(401);
+    expect((await call('POST', '/api/v1/auth/login', { body: { email: 'not an email' } })).status).toBe(400);
+    expect((await call('POST', '/api/v1/auth/login', { raw: 'email=x', type: 'text/plain' })).status).toBe(415);
+    expect((await call('POST', '/api/v1/auth/login', { raw: JSON.stringify({ email: 'a'.repeat(70_000) }) })).status).toBe(413);
+    expect((await call('GET', '/api/v1/auth/me', { token: owner.token })).status).toBe(200);
+    expect((await call('GET', '/api/v1/auth/me')).status).toBe(401);
+    expect((await call('GET', '/api/v1/auth/me', { token: 'not.a.token' })).status).toBe(401);
+    expect((await call('PUT', '/api/v1/auth/password', { token: member.token, body: { currentPassword: 'wrong password here', newPassword: 'another long password' } })).status).toBe(400);
+    expect((await call('PUT', '/api/v1/auth/password', { token: member.token, body: { currentPassword: TEST_PASSWORD, newPassword: 'another long password' } })).status).toBe(200);
+
+    // Plans and the account.
+    expect((await call('GET', '/api/v1/plans', { token: owner.token })).status).toBe(200);
+    expect((await call('GET', '/api/v1/account', { token: analyst.token })).status).toBe(200);
+    expect((await call('PATCH', '/api/v1/account', { token: owner.token, body: { name: 'Renamed', nonceTtlSeconds: 600 } })).status).toBe(200);
+    expect((await call('PATCH', '/api/v1/account', { token: analyst.token, body: { name: 'Nope' } })).status).toBe(403);
+    expect((await call('PUT', '/api/v1/account/plan', { token: owner.token, body: { plan: 'pro' } })).status).toBe(200);
+    expect((await call('PUT', '/api/v1/account/plan', { token: owner.token, body: { plan: 'no-such-plan' } })).status).toBe(400);
+
+    // The team.
+    expect((await call('GET', '/api/v1/team/members', { token: owner.token })).status).toBe(200);
+    const invited = await call('POST', '/api/v1/team/invitations', { token: owner.token, body: { email: `new-${randomUUID()}@example.com`, role: 'DEVELOPER' } });
+    expect(invited.status).toBe(201);
+    expect((await call('POST', '/api/v1/team/invitations', { token: owner.token, body: { email: member.email, role: 'DEVELOPER' } })).status).toBe(409);
+    expect((await call('POST', '/api/v1/auth/invitations/accept', { body: { token: invited.body!.token, password: 'a new member password' } })).status).toBe(200);
+    expect((await call('POST', '/api/v1/auth/invitations/accept', { body: { token: invited.body!.token, password: 'a new member password' } })).status).toBe(401);
+    expect((await call('PATCH', `/api/v1/team/members/${analyst.id}`, { token: owner.token, body: { role: 'ADMIN' } })).status).toBe(200);
+    expect((await call('PATCH', `/api/v1/team/members/${randomUUID()}`, { token: owner.token, body: { role: 'ADMIN' } })).status).toBe(404);
+    expect((await call('PATCH', `/api/v1/team/members/${owner.id}`, { token: owner.token, body: { role: 'ADMIN' } })).status).toBe(409);
+    expect((await call('DELETE', `/api/v1/team/members/${member.id}`, { token: owner.token })).status).toBe(204);
+
+    // API keys.
+    expect((await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: '' } })).status).toBe(400);
+    const created = await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: 'Checkout', allowedOrigins: ['https://shop.example.com'], expiresAt: '2030-01-01T00:00:00Z' } });
+    expect(created.status).toBe(201);
+    const id = created.body!.id as string;
+    expect((await call('GET', '/api/v1/api-keys', { token: owner.token })).status).toBe(200);
+    expect((await call('GET', `/api/v1/api-keys/${id}`, { token: owner.token })).status).toBe(200);
+    expect((await call('GET', `/api/v1/api-keys/${randomUUID()}`, { token: owner.token })).status).toBe(404);
+    expect((await call('GET', '/api/v1/api-keys/not-a-uuid', { token: owner.token })).status).toBe(400);
+    expect((await call('PATCH', `/api/v1/api-keys/${id}`, { token: owner.token, body: { name: 'Checkout v2', scopes: ['widget', 'verify'] } })).status).toBe(200);
+    const rotated = await call('POST', `/api/v1/api-keys/${id}/rotate`, { token: owner.token, body: { gracePeriodSeconds: 60 } });
+    expect(rotated.status).toBe(200);
+    const key = rotated.body!.key as string;
+
+    // The widget, nonces and the public ping.
+    const { key: allScopes } = await account.createKey();
+    expect((await call('GET', '/api/v1/widget/config', { key })).status).toBe(200);
+    const issued = await call('POST', '/api/v1/widget/nonces', { key });
+    expect(issued.status).toBe(201);
+    expect((await call('POST', '/api/v1/nonces/verify', { key, body: { nonce: issued.body!.nonce } })).status).toBe(200);
+    expect((await call('POST', '/api/v1/nonces/verify', { key, body: { nonce: issued.body!.nonce } })).body).toMatchObject({ valid: false });
+    expect((await call('POST', '/api/v1/nonces/verify', { key, body: {} })).status).toBe(400);
+    expect((await call('GET', '/api/v1/public/ping', { key: allScopes })).status).toBe(200);
+    expect((await call('GET', '/api/v1/public/ping', { key })).status).toBe(403);
+    expect((await call('GET', '/api/v1/public/ping', { key: 'ghk_not_a_key' })).status).toBe(401);
+    expect((await call('GET', '/api/v1/public/ping')).status).toBe(401);
+
+    // Analytics, the audit log and webhooks.
+    expect((await call('GET', '/api/v1/analytics/usage?groupBy=endpoint', { token: analyst.token })).status).toBe(200);
+    expect((await call('GET', '/api/v1/analytics/usage?groupBy=sideways', { token: analyst.token })).status).toBe(400);
+    expect((await call('GET', '/api/v1/audit-log?limit=5', { token: owner.token })).status).toBe(200);
+    const hook = await call('POST', '/api/v1/webhooks', { token: owner.token, body: { url: 'https://shop.example.com/hooks', description: 'Orders' } });
+    expect(hook.status).toBe(201);
+    expect((await call('GET', '/api/v1/webhooks', { token: owner.token })).status).toBe(200);
+    expect((await call('DELETE', `/api/v1/webhooks/${hook.body!.id}`, { token: owner.token })).status).toBe(204);
+
+    // Revocation, and a limit reached.
+    expect((await call('DELETE', `/api/v1/api-keys/${id}`, { token: owner.token })).status).toBe(200);
+    const limited = await createAccount(t, await createPlan(t, 1, 100));
+    const { key: once } = await limited.createKey();
+    expect((await call('GET', '/api/v1/public/ping', { key: once })).status).toBe(200);
+    expect((await call('GET', '/api/v1/public/ping', { key: once })).status).toBe(429);
+
+    expect(violations).toEqual([]);
+    expect(calls).toBeGreaterThan(50);
+    expect(refusedByBoth).toBeGreaterThan(5); // the proxy did validate: it saw the bad requests too
+  }, 120_000);
+});
