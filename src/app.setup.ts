@@ -18,6 +18,7 @@ import { APP_CONFIG, AppConfig } from './config/app-config';
 import { DEFAULT_MESSAGES } from './common/errors/error-codes';
 import { publishAuthToRouteConfig } from './auth/declared-routes';
 import { installCors } from './cors/cors';
+import { refuseUndeclaredQueries } from './common/undeclared-query';
 
 export const API_PREFIX = 'api/v1';
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -81,6 +82,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
     done();
   });
   publishAuthToRouteConfig(app);
+  refuseUndeclaredQueries(app);
   installCors(app, config.dashboardOrigins);
   // Once draining, every answer closes its connection: keep-alive sockets that were busy when the
   // stop began would otherwise hold server.close() open for the whole keep-alive timeout.
