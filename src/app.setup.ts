@@ -71,6 +71,10 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
     done(null, payload);
   });
   app.useLogger(app.get(Logger));
+  // NestFactory.create buffers Nest's log lines (bufferLogs) but, unlike createApplicationContext,
+  // never flushes them when a logger is set: without this, every line of Nest's Logger — the
+  // exception filter's 5xx and 503 lines included — stayed in memory for good.
+  app.flushLogs();
   const log = app.get<PinoLogger>(PINO);
   if (config.logRequests !== 'none') {
     // A line per answer cost about a quarter of an API-key request (docs/PERFORMANCE.md), so by default only
