@@ -61,10 +61,15 @@ export class AppExceptionFilter implements ExceptionFilter {
     const req = host.getArgByIndex<Request>(0);
     const reply = host.getArgByIndex<Reply>(1);
     const error = toAppError(exception);
-    if (error.code === 'service_unavailable') {
-      this.logger.warn(`${endpointOf(req)} answered 503: the database is unreachable [${req.id}]`);
-    } else if (error.status >= 500) {
-      this.logger.error(`${endpointOf(req)} failed [${req.id}]`, (exception as Error)?.stack);
+    if (error.status >= 500) {
+      if (req.raw.destroyed && !req.raw.complete) {
+        // The client closed the connection before it sent the whole body (the body parser's
+        // ECONNRESET): nobody is left to answer, and it is no fault of ours or of the database.
+        this.logger.debug(`${endpointOf(req)}: the client went away before sending the whole request [${req.id}]`);
+        return;
+      }
+      if (error.code === 'service_unavailable') this.logger.warn(`${endpointOf(req)} answered 503: the database is unreachable [${req.id}]`);
+      else this.logger.error(`${endpointOf(req)} failed [${req.id}]`, (exception as Error)?.stack);
     }
     if (req.rateLimit === null && req.url.startsWith('/api/')) return this.countThenAnswer(error, req, reply);
     answer(error, req, reply);
