@@ -122,6 +122,11 @@ const RATE_LIMIT_HEADERS_DOC = {
   RateLimit: { description: 'IETF draft-ietf-httpapi-ratelimit-headers-09: "default";r=<remaining>;t=<reset>', schema: { type: 'string' } },
 };
 
+const MALFORMED_REQUEST_DOC = {
+  description: 'validation_failed — a malformed body, query or path, or an unknown field or query parameter',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponseDto' } } },
+};
+
 export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Gatehouse')
@@ -135,9 +140,11 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token from POST /api/v1/auth/login.' }, JWT_SECURITY)
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  for (const item of Object.values(document.paths)) {
+  for (const [path, item] of Object.entries(document.paths)) {
     for (const op of Object.values(item)) {
       if (typeof op !== 'object' || op === null || !('responses' in op)) continue;
+      // Any /api route can answer 400: an unknown query parameter, a broken path (docs/DECISIONS.md).
+      if (path.startsWith('/api/')) op.responses['400'] ??= MALFORMED_REQUEST_DOC;
       for (const [status, response] of Object.entries(op.responses as Record<string, { headers?: object }>)) {
         response.headers = {
           ...RATE_LIMIT_HEADERS_DOC,
