@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -15,10 +14,11 @@ import { PINO } from './logging/logging.module';
 import { QuietStartupLogger } from './logging/quiet-startup.logger';
 import { Lifecycle } from './health/lifecycle.service';
 import { APP_CONFIG, AppConfig } from './config/app-config';
-import { DEFAULT_MESSAGES } from './common/errors/error-codes';
+import { clientErrorHandler, frameworkErrors } from './common/errors/framework-errors';
 import { publishAuthToRouteConfig } from './auth/declared-routes';
 import { installCors } from './cors/cors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
+import { refuseUndeclaredQueries } from './common/undeclared-query';
 
 export const API_PREFIX = 'api/v1';
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -32,33 +32,13 @@ function genReqId(req: IncomingMessage): string {
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
 }
 
-/** Answers the HTTP parser's refusals (oversized headers, garbage) with the documented body. */
-function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
-  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const code = tooLarge ? 'request_header_fields_too_large' : 'validation_failed';
-  const requestId = randomUUID();
-  const body = JSON.stringify({
-    statusCode: status,
-    error: code,
-    message: tooLarge ? DEFAULT_MESSAGES.request_header_fields_too_large : 'The request is not valid HTTP.',
-    requestId,
-    ...(tooLarge ? {} : { details: [] }),
-  });
-  socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     http: { maxHeaderSize: HEADER_LIMIT_BYTES },
     genReqId,
     clientErrorHandler,
+    frameworkErrors,
     // The client IP (anonymous limits) comes from X-Forwarded-For only behind a configured proxy.
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
@@ -82,6 +62,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
     done();
   });
   publishAuthToRouteConfig(app);
+  refuseUndeclaredQueries(app);
   installCors(app, config.dashboardOrigins);
   // Once draining, every answer closes its connection: keep-alive sockets that were busy when the
   // stop began would otherwise hold server.close() open for the whole keep-alive timeout.
@@ -91,6 +72,10 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
     done(null, payload);
   });
   app.useLogger(new QuietStartupLogger(app.get(Logger)));
+  // NestFactory.create buffers Nest's log lines (bufferLogs) but, unlike createApplicationContext,
+  // never flushes them when a logger is set: without this, every line of Nest's Logger — the
+  // exception filter's 5xx and 503 lines included — stayed in memory for good.
+  app.flushLogs();
   const log = app.get<PinoLogger>(PINO);
   if (config.logRequests !== 'none') {
     // A line per answer cost about a quarter of an API-key request (docs/PERFORMANCE.md, "Request log lines only for errors"), so by default only

@@ -20,8 +20,15 @@ describe('endpointOf', () => {
   it('tells the methods of a route apart even when they share its config', () => {
     const config = {};
     expect(endpointOf(request('GET', '/api/v1/things', config))).toBe('GET /api/v1/things');
-    expect(endpointOf(request('HEAD', '/api/v1/things', config))).toBe('HEAD /api/v1/things');
+    expect(endpointOf(request('POST', '/api/v1/things', config))).toBe('POST /api/v1/things');
     expect(endpointOf(request('GET', '/api/v1/things', config))).toBe('GET /api/v1/things');
+  });
+
+  it('names a HEAD request by the GET endpoint it shares a counter with', () => {
+    const config = {};
+    expect(endpointOf(request('HEAD', '/api/v1/things', config))).toBe('GET /api/v1/things');
+    expect(endpointOf(request('GET', '/api/v1/things', config))).toBe('GET /api/v1/things');
+    expect(endpointOf(request('HEAD', undefined, {}))).toBe('GET (unmatched)');
   });
 
   it('answers a request the same each time it is asked', () => {

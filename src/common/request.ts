@@ -22,7 +22,7 @@ export type Reply = FastifyReply;
 const endpointsByRoute = new WeakMap<object, { readonly method: string; readonly endpoint: string }>();
 
 /**
- * "Endpoint" of docs/API.md, "Rate limits": method + route template, never the raw URL.
+ * "Endpoint" of docs/API.md, "Rate limits": method + route template, never the raw URL; a HEAD request's is its GET's.
  *
  * Memoised per request (the limiter, the request log line and usage recording all ask, and Fastify
  * builds a new routeOptions object on every read), and per route: the same string object for every
@@ -33,8 +33,11 @@ const endpointsByRoute = new WeakMap<object, { readonly method: string; readonly
 export function endpointOf(req: FastifyRequest): string {
   if (req.endpoint !== null) return req.endpoint;
   const { url, config } = req.routeOptions;
-  if (url === undefined) return (req.endpoint = `${req.method} (unmatched)`);
+  // HEAD is GET without the body (RFC 9110 §9.3.2): the same endpoint, so the same counter
+  // (PRODUCT.md §5) and the same row in analytics.
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  if (url === undefined) return (req.endpoint = `${method} (unmatched)`);
   let memo = endpointsByRoute.get(config);
-  if (memo === undefined || memo.method !== req.method) endpointsByRoute.set(config, (memo = { method: req.method, endpoint: `${req.method} ${url}` }));
+  if (memo === undefined || memo.method !== method) endpointsByRoute.set(config, (memo = { method, endpoint: `${method} ${url}` }));
   return (req.endpoint = memo.endpoint);
 }

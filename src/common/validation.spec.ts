@@ -2,7 +2,7 @@ import { ArgumentMetadata } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
 import { AppError } from './errors/app-error';
-import { createValidationPipe } from './validation';
+import { createValidationPipe, MAX_INPUT_DEPTH } from './validation';
 
 class LimitsDto {
   @IsInt() @Min(1)
@@ -62,5 +62,30 @@ describe('createValidationPipe', () => {
   it('refuses a missing required field', async () => {
     const error = await rejection({});
     expect(error.details?.map((d) => d.field)).toContain('name');
+  });
+
+  it('refuses nesting past MAX_INPUT_DEPTH before class-transformer recurses into it', async () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 10_000; i++) deep = [deep];
+    const error = await rejection({ name: 'web', limits: { perMinute: deep } });
+    expect(error.details).toEqual([{ field: 'limits', message: expect.stringContaining(`${MAX_INPUT_DEPTH}`) }]);
+  });
+
+  it('refuses NUL characters and unpaired surrogates in values and keys, naming the path', async () => {
+    const error = await rejection({ name: 'a\u0000', limits: { perMinute: 5, ['k\ud800']: 1 }, list: ['ok', '\udc00'] });
+    expect(error.details?.map((d) => d.field).sort()).toEqual(['limits.k\ud800', 'list.1', 'name']);
+  });
+
+  it('checks query and path values too, naming a bare value by its parameter', async () => {
+    const pipe = createValidationPipe();
+    await expect(pipe.transform('a\u0000', { type: 'param', data: 'id', metatype: String })).rejects.toMatchObject({
+      details: [{ field: 'id', message: expect.stringContaining('NUL') }],
+    });
+    await expect(pipe.transform({ q: '\ud800' }, { type: 'query', metatype: Object })).rejects.toMatchObject({ details: [{ field: 'q', message: expect.any(String) }] });
+  });
+
+  it('keeps well-formed text, surrogate pairs included', async () => {
+    const value = await createValidationPipe().transform({ name: 'rocket \ud83d\ude80' }, body);
+    expect(value.name).toBe('rocket 🚀');
   });
 });

@@ -1,6 +1,14 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { ValidateIf } from 'class-validator';
 import { AppError, ErrorDetail } from './errors/app-error';
+
+/**
+ * How deep a body, query or path value may nest. Our DTOs nest two levels (a list of strings in an
+ * object); class-transformer and class-validator recurse once per level, and a JSON body nested a
+ * few thousand deep overflowed their stack (a 500). docs/DECISIONS.md, "Input PostgreSQL or the
+ * validators cannot take".
+ */
+export const MAX_INPUT_DEPTH = 32;
 
 function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   return errors.flatMap((e) => {
@@ -10,9 +18,56 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
   });
 }
 
-/** Whitelisted, unknown fields refused, every problem listed in `details`. */
+/** A NUL, or a UTF-16 surrogate without its pair: PostgreSQL stores neither in a text column. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
+
+/** Enough to point at the problem; a 64 KiB body of bad strings would otherwise list thousands. */
+const MAX_PROBLEMS = 20;
+
+/**
+ * What in `value` no DTO rule should ever see: nesting past MAX_INPUT_DEPTH, and strings (values
+ * or keys) PostgreSQL cannot store. Iterative, so the check itself cannot overflow the stack.
+ */
+function unsafeParts(value: unknown, root: string): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const pending: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
+  for (let next = pending.pop(); next !== undefined && problems.length < MAX_PROBLEMS; next = pending.pop()) {
+    const field = next.path || root;
+    if (typeof next.value === 'string') {
+      if (UNSTORABLE.test(next.value)) problems.push({ field, message: UNSTORABLE_MESSAGE });
+    } else if (typeof next.value === 'object' && next.value !== null) {
+      if (next.depth === MAX_INPUT_DEPTH) {
+        problems.push({ field: field.split('.')[0], message: `must not be nested deeper than ${MAX_INPUT_DEPTH} levels` });
+        continue;
+      }
+      for (const [key, child] of Object.entries(next.value)) {
+        const path = next.path ? `${next.path}.${key}` : key;
+        if (UNSTORABLE.test(key)) problems.push({ field: path, message: UNSTORABLE_MESSAGE });
+        pending.push({ value: child, path, depth: next.depth + 1 });
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * Whitelisted, unknown fields refused, every problem listed in `details`. Before the DTO's rules,
+ * every body, query and path value is checked for what would otherwise answer 500: nesting that
+ * overflows the validators' stack, and text PostgreSQL refuses.
+ */
+class AppValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'custom') {
+      const problems = unsafeParts(value, metadata.data ?? metadata.type);
+      if (problems.length > 0) return Promise.reject(new AppError('validation_failed', 'The request is malformed; see details.', problems.reverse()));
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new AppValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

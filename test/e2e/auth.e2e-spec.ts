@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
+import { CLOCK_SKEW_SECONDS } from '../../src/auth/strategies/jwt.strategy';
 import { CacheInvalidation } from '../../src/cache/invalidation.service';
 import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 
@@ -142,6 +143,36 @@ describe('bearer tokens', () => {
     await expectInvalid('garbage');
     const basic = await t.http.get(ROUTE).set('Authorization', 'Basic dXNlcjpwYXNz');
     expectError(basic, 401, 'invalid_token');
+  });
+
+  it('refuses a validly signed token whose sub is not a user id', async () => {
+    for (const subject of ['not-a-uuid', `${account.owner.id}x`, "' OR 1=1 --", 'a\u0000b']) {
+      await expectInvalid(sign(claims(), secret(), options({ subject })));
+    }
+  });
+
+  it('refuses a token without iat', async () => {
+    await expectInvalid(sign(claims(), secret(), options({ noTimestamp: true })));
+  });
+
+  it(`refuses an iat more than ${CLOCK_SKEW_SECONDS} s in the future, and takes one within that skew`, async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await expectInvalid(sign({ ...claims(), iat: now + CLOCK_SKEW_SECONDS + 120 }, secret(), options()));
+    await get(sign({ ...claims(), iat: now + 10 }, secret(), options())).expect(200);
+  });
+
+  it('refuses a token that lives longer than JWT_EXPIRES_IN, and takes one that lives exactly that', async () => {
+    const lifetime = t.config.jwt.expiresIn;
+    await expectInvalid(sign(claims(), secret(), options({ expiresIn: lifetime + 60 })));
+    await get(sign(claims(), secret(), options({ expiresIn: lifetime }))).expect(200);
+  });
+
+  it('refuses a token with a crit header', async () => {
+    await expectInvalid(sign(claims(), secret(), options({ header: { alg: 'HS256', typ: 'JWT', crit: ['exp'] } })));
+  });
+
+  it('refuses a token whose sv is not an integer', async () => {
+    await expectInvalid(sign({ sv: '0' }, secret(), options()));
   });
 
   it('refuses tokens issued before the user’s token version changed, and tokens of removed users', async () => {

@@ -1,7 +1,10 @@
 import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { Response } from 'supertest';
+import { MAX_INPUT_DEPTH } from '../../src/common/validation';
 import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { DocumentedRoute, documentedRoutes } from './shared/routes';
+import { call, Credential } from './shared/security-suite';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -145,6 +148,109 @@ describe('bad input', () => {
     });
   });
 
+  describe('input no route may take', () => {
+    let routes: DocumentedRoute[];
+    let apiKey: string;
+
+    beforeAll(async () => {
+      routes = (await documentedRoutes(t)).filter((r) => r.path.startsWith('/api/'));
+      apiKey = (await account.createKey()).key;
+    });
+
+    /** The credential that gets `route` past authentication and authorisation. */
+    function credentialFor(route: DocumentedRoute): Credential {
+      if (route.auth?.method === 'apiKey') return { apiKey };
+      if (route.auth?.method === 'jwt') return { bearer: account.owner.token };
+      return null;
+    }
+
+    /** Sends `body` as raw JSON to every documented route that takes a body; expects 400 naming `field`. */
+    async function everyBodyRouteRefuses(json: string, field: string, message: RegExp): Promise<void> {
+      const withBody = routes.filter((r) => r.takesBody);
+      expect(withBody.length).toBeGreaterThanOrEqual(10);
+      for (const route of withBody) {
+        const credential = credentialFor(route);
+        let req = t.http[route.method.toLowerCase() as 'post'](route.url).set('Content-Type', 'application/json');
+        if (credential !== null && 'apiKey' in credential) req = req.set('X-Api-Key', credential.apiKey);
+        if (credential !== null && 'bearer' in credential) req = req.set('Authorization', `Bearer ${credential.bearer}`);
+        const res = await writesNothing(() => req.send(json));
+        const where = `${route.method} ${route.path}`;
+        expect({ where, status: res.status }).toEqual({ where, status: 400 });
+        expectRefused(res, 400, 'validation_failed');
+        expect({ where, details: res.body.details }).toEqual({ where, details: expect.arrayContaining([{ field, message: expect.stringMatching(message) }]) });
+      }
+    }
+
+    it('answers JSON nested thousands deep with 400 validation_failed on every route with a body', async () => {
+      const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+      await everyBodyRouteRefuses(`{"name":${deep}}`, 'name', /nested/);
+      await everyBodyRouteRefuses(`${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`, 'a', /nested/);
+    });
+
+    it(`lets nesting up to ${MAX_INPUT_DEPTH} levels through to the DTO's own rules`, async () => {
+      const res = await createKey().send({ name: 'x', scopes: JSON.parse(`${'['.repeat(MAX_INPUT_DEPTH - 1)}${']'.repeat(MAX_INPUT_DEPTH - 1)}`) });
+      expectRefused(res, 400, 'validation_failed', 'scopes');
+      expect(res.body.details).not.toContainEqual(expect.objectContaining({ message: expect.stringMatching(/nested/) }));
+    });
+
+    it.each([
+      ['a NUL character', '"a\\u0000b"'],
+      ['a lone high surrogate', '"a\\ud800b"'],
+      ['a lone low surrogate', '"\\udc00"'],
+      ['a reversed surrogate pair', '"\\udc00\\ud800"'],
+    ])('answers %s in a string with 400 validation_failed naming the field, on every route with a body', async (_, text) => {
+      await everyBodyRouteRefuses(`{"name":${text}}`, 'name', /NUL|surrogate/);
+      await everyBodyRouteRefuses(`{"list":["ok",${text}]}`, 'list.1', /NUL|surrogate/);
+    });
+
+    it('keeps a well-formed surrogate pair (an emoji) in a name', async () => {
+      const res = await createKey().send({ name: 'rocket \ud83d\ude80' }).expect(201);
+      expect(res.body.name).toBe('rocket 🚀');
+    });
+
+    it('changes nothing when a field holds text PostgreSQL cannot store', async () => {
+      const auth = { Authorization: `Bearer ${account.owner.token}` };
+      const before = await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
+      const patch = await t.http.patch('/api/v1/account').set(auth).send({ name: 'a\u0000b' });
+      expectRefused(patch, 400, 'validation_failed', 'name');
+      const hooks = await t.http.post('/api/v1/webhooks').set(auth).set('Content-Type', 'application/json').send('{"url":"https://example.com/hook","description":"a\\ud800"}');
+      expectRefused(hooks, 400, 'validation_failed', 'description');
+      expect(await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).toEqual(before);
+      expect(await t.prisma.webhookEndpoint.count({ where: { accountId: account.id } })).toBe(0);
+    });
+
+    it('refuses an unknown query parameter on every route, naming it', async () => {
+      for (const route of routes) {
+        const res = await call(t, { ...route, url: `${route.url}?bogus=1` }, credentialFor(route));
+        const where = `${route.method} ${route.path}`;
+        expect({ where, status: res.status }).toEqual({ where, status: 400 });
+        expectRefused(res, 400, 'validation_failed', 'bogus');
+      }
+    });
+
+    it('refuses a query parameter on a route that takes none, and a HEAD request alike', async () => {
+      const auth = { Authorization: `Bearer ${account.owner.token}` };
+      expectRefused(await t.http.get('/api/v1/api-keys?limit=5&x').set(auth), 400, 'validation_failed', 'limit');
+      const head = await t.http.head('/api/v1/api-keys?limit=5').set(auth);
+      expect(head.status).toBe(400);
+      expectRateLimitHeaders(head);
+      await t.http.get('/api/v1/api-keys?').set(auth).expect(200);
+    });
+  });
+
+  describe('broken paths', () => {
+    it.each(['/api/v1/api-keys/%E0%A4%A', '/api/v1/%zz', '/api/v1/api-keys/%ff'])('answers %s with 400 validation_failed in the envelope', async (url) => {
+      const res = await t.http.get(url).set('Authorization', `Bearer ${account.owner.token}`).set('X-Request-Id', 'broken-path-1');
+      expectRefused(res, 400, 'validation_failed', 'path');
+      expect(res.body.requestId).toBe('broken-path-1');
+    });
+
+    it('answers a path parameter over 100 characters with 400 validation_failed in the envelope', async () => {
+      const res = await t.http.get(`/api/v1/api-keys/${'a'.repeat(101)}`).set('Authorization', `Bearer ${account.owner.token}`);
+      expectRefused(res, 400, 'validation_failed', 'path');
+    });
+  });
+
   describe('unknown routes', () => {
     it.each(['/api/v1/nothing-here', '/api/v1/api-keys/x/y/z', '/api/v2/public/ping', '/api/nothing'])('answers %s with 404 not_found', async (url) => {
       expectRefused(await t.http.get(url), 404, 'not_found');
@@ -202,6 +308,22 @@ describe('bad input', () => {
         message: expect.any(String),
         requestId: res.headers['x-request-id'],
       });
+    });
+
+    it('answers bytes that are not HTTP with 400 validation_failed and the documented body', async () => {
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end('NOT HTTP AT ALL\r\n\r\n'));
+        let text = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+      });
+      const [head, body] = raw.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+      const requestId = /\r\nX-Request-Id: ([^\r]+)/.exec(head)?.[1];
+      expect(JSON.parse(body)).toEqual({ statusCode: 400, error: 'validation_failed', message: expect.any(String), requestId, details: [] });
     });
   });
 });

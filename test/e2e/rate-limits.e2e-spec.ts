@@ -34,6 +34,32 @@ describe('rate limits', () => {
     expect((await ping(b.key)).headers['x-ratelimit-remaining']).toBe('59');
   });
 
+  it('counts HEAD in the same bucket as GET of the same route, and refuses it with GET', async () => {
+    const account = await createAccount(t, await createPlan(t, 3, 100));
+    const { key } = await account.createKey();
+    expect((await ping(key).expect(200)).headers['x-ratelimit-remaining']).toBe('2');
+    const head = await t.http.head(PING).set('X-Api-Key', key).expect(200);
+    expectRateLimitHeaders(head);
+    expect(head.headers['x-ratelimit-remaining']).toBe('1');
+    expect((await ping(key).expect(200)).headers['x-ratelimit-remaining']).toBe('0');
+    expect((await t.http.head(PING).set('X-Api-Key', key)).status).toBe(429);
+    expectError(await ping(key), 429, 'rate_limit_exceeded');
+
+    const auth = { Authorization: `Bearer ${account.owner.token}` };
+    const list = await t.http.get('/api/v1/api-keys').set(auth).expect(200);
+    const listHead = await t.http.head('/api/v1/api-keys').set(auth).expect(200);
+    expect(Number(listHead.headers['x-ratelimit-remaining'])).toBe(Number(list.headers['x-ratelimit-remaining']) - 1);
+  });
+
+  it('reports HEAD requests under the GET endpoint in analytics', async () => {
+    const account = await createAccount(t);
+    const { id, key } = await account.createKey();
+    await ping(key).expect(200);
+    await t.http.head(PING).set('X-Api-Key', key).expect(200);
+    const res = await t.http.get('/api/v1/analytics/usage').query({ groupBy: 'endpoint', apiKeyId: id }).set('Authorization', `Bearer ${account.owner.token}`).expect(200);
+    expect(res.body.data).toEqual([{ key: `GET ${PING}`, count: 2 }]);
+  });
+
   it('takes the limit from the plan: API keys and users have their own allowance', async () => {
     const pro = await createAccount(t, 'pro');
     const { key } = await pro.createKey();

@@ -120,6 +120,13 @@ describe('OpenAPI', () => {
       expect(problems).toEqual([]);
     });
 
+    it('declares 400 with the ErrorResponseDto body on every operation: any of them can refuse a query parameter', () => {
+      const problems = operations
+        .filter(({ op }) => op.responses['400']?.content?.['application/json']?.schema?.$ref !== ERROR_REF)
+        .map(({ name }) => name);
+      expect(problems).toEqual([]);
+    });
+
     it('declares 429 with the ErrorResponseDto body on public operations too', () => {
       const publicOps = operations.filter(({ op }) => op['x-gatehouse-auth']?.method === 'none');
       expect(publicOps.length).toBeGreaterThan(0);

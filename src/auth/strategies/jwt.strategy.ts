@@ -1,16 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import type { Jwt } from 'jsonwebtoken';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { AppError } from '../../common/errors/app-error';
 import { TokenPayload, TokenService } from '../token.service';
 import { UserPrincipalService } from '../user-principal.service';
 import type { UserPrincipal } from '../principal';
 
-/** Bearer JWTs: HS256 only, `iss` and `aud` checked by jsonwebtoken, `exp` required here. */
+/** How far a token's `iat` may lie ahead of this instance's clock (docs/DECISIONS.md, "Tokens"). */
+export const CLOCK_SKEW_SECONDS = 60;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Bearer JWTs: HS256 only, signature, `iss`, `aud` and `exp` checked by jsonwebtoken; the rest of
+ * PRODUCT.md §4 here — `iat` present and not in the future, a lifetime no longer than we issue, no
+ * `crit` header (we understand no extension), a `sub` that is a user id.
+ */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
-    @Inject(TokenService) tokens: TokenService,
+    @Inject(TokenService) private readonly tokens: TokenService,
     private readonly users: UserPrincipalService,
   ) {
     super({
@@ -21,16 +31,29 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       issuer: tokens.issuer,
       audience: tokens.audience,
       ignoreExpiration: false,
+      // The header too: `crit` is refused below.
+      jsonWebTokenOptions: { complete: true },
     });
   }
 
-  async validate(payload: TokenPayload): Promise<UserPrincipal> {
-    if (typeof payload.exp !== 'number' || typeof payload.sub !== 'string' || typeof payload.sv !== 'number') {
+  async validate({ header, payload }: Jwt): Promise<UserPrincipal> {
+    const claims = payload as Partial<TokenPayload>;
+    const now = Math.floor(Date.now() / 1000);
+    if (
+      'crit' in header ||
+      typeof claims.sub !== 'string' ||
+      !UUID.test(claims.sub) ||
+      !Number.isInteger(claims.sv) ||
+      typeof claims.iat !== 'number' ||
+      typeof claims.exp !== 'number' ||
+      claims.iat > now + CLOCK_SKEW_SECONDS ||
+      claims.exp - claims.iat > this.tokens.expiresIn
+    ) {
       throw new AppError('invalid_token');
     }
-    const user = await this.users.find(payload.sub);
+    const user = await this.users.find(claims.sub);
     // A password change or removal bumps the version: every token issued before is refused.
-    if (user === null || user.tokenVersion !== payload.sv) throw new AppError('invalid_token');
+    if (user === null || user.tokenVersion !== claims.sv) throw new AppError('invalid_token');
     return user.principal;
   }
 }

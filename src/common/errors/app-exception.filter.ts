@@ -4,7 +4,8 @@ import { RateLimitService } from '../../rate-limit/rate-limit.service';
 import { writeRateLimitHeaders } from '../../rate-limit/rate-limit-state';
 import { isDatabaseUnavailable } from '../../prisma/database-errors';
 import { AppError } from './app-error';
-import { DEFAULT_MESSAGES, ERROR_STATUS, ErrorCode } from './error-codes';
+import { errorBody, ERROR_CONTENT_TYPE } from './error-body';
+import { ErrorCode } from './error-codes';
 
 const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   400: 'validation_failed',
@@ -41,9 +42,10 @@ export function toAppError(exception: unknown): AppError {
 }
 
 /**
- * The only place error bodies are written (docs/API.md, "Errors"). Requests that failed before the rate
- * limiter ran (unknown route, unparsable body) are counted per client IP here, so their answers
- * carry the rate-limit headers too.
+ * Answers every error of a request Fastify routed or refused while routing, with the body of
+ * `errorBody` (docs/API.md, "Errors"). Requests that failed before the rate limiter ran (unknown route,
+ * unparsable body, broken path) are counted per client IP here, so their answers carry the
+ * rate-limit headers too.
  */
 @Catch()
 export class AppExceptionFilter implements ExceptionFilter {
@@ -59,10 +61,15 @@ export class AppExceptionFilter implements ExceptionFilter {
     const req = host.getArgByIndex<Request>(0);
     const reply = host.getArgByIndex<Reply>(1);
     const error = toAppError(exception);
-    if (error.code === 'service_unavailable') {
-      this.logger.warn(`${endpointOf(req)} answered 503: the database is unreachable [${req.id}]`);
-    } else if (error.status >= 500) {
-      this.logger.error(`${endpointOf(req)} failed [${req.id}]`, (exception as Error)?.stack);
+    if (error.status >= 500) {
+      if (req.raw.destroyed && !req.raw.complete) {
+        // The client closed the connection before it sent the whole body (the body parser's
+        // ECONNRESET): nobody is left to answer, and it is no fault of ours or of the database.
+        this.logger.debug(`${endpointOf(req)}: the client went away before sending the whole request [${req.id}]`);
+        return;
+      }
+      if (error.code === 'service_unavailable') this.logger.warn(`${endpointOf(req)} answered 503: the database is unreachable [${req.id}]`);
+      else this.logger.error(`${endpointOf(req)} failed [${req.id}]`, (exception as Error)?.stack);
     }
     if (req.rateLimit === null && req.url.startsWith('/api/')) return this.countThenAnswer(error, req, reply);
     answer(error, req, reply);
@@ -84,31 +91,5 @@ export class AppExceptionFilter implements ExceptionFilter {
 function answer(error: AppError, req: Request, reply: Reply): void {
   if (error.challenge !== undefined) reply.header('www-authenticate', error.challenge);
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', error.retryAfterSeconds);
-  reply.status(error.status);
-  if (error.details === undefined && error.status !== 400 && error.message === DEFAULT_MESSAGES[error.code]) {
-    reply.type('application/json; charset=utf-8').send(`${bodyHeadOf(error.code)}${JSON.stringify(req.id)}}`);
-    return;
-  }
-  reply.send({
-    statusCode: error.status,
-    error: error.code,
-    message: error.message,
-    requestId: req.id,
-    ...(error.status === 400 ? { details: error.details ?? [] } : {}),
-  });
-}
-
-/**
- * `{"statusCode":…,"error":…,"message":…,"requestId":` of a code with its default message, serialised
- * once: under a flood of 429s, serialising the same message for every answer cost more than the
- * rest of the body (docs/PERFORMANCE.md, "A cheap 429").
- */
-const bodyHeads = new Map<ErrorCode, string>();
-function bodyHeadOf(code: ErrorCode): string {
-  let head = bodyHeads.get(code);
-  if (head === undefined) {
-    const whole = JSON.stringify({ statusCode: ERROR_STATUS[code], error: code, message: DEFAULT_MESSAGES[code], requestId: '' });
-    bodyHeads.set(code, (head = whole.slice(0, whole.length - '""}'.length)));
-  }
-  return head;
+  reply.status(error.status).type(ERROR_CONTENT_TYPE).send(errorBody(error, req.id));
 }
