@@ -19,6 +19,7 @@ function flatten(errors: ValidationError[], parent = ''): ErrorDetail[] {
 }
 
 /** A NUL, or a UTF-16 surrogate without its pair: PostgreSQL stores neither in a text column. */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired UTF-16 surrogates';
 
