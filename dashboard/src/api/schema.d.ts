@@ -1218,7 +1218,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1612,7 +1612,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanListDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1795,7 +1795,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventPageDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1967,7 +1967,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2143,7 +2143,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2365,7 +2365,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2583,7 +2583,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemberListDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2759,7 +2759,7 @@ export interface operations {
                     "application/json": components["schemas"]["InvitationDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3002,7 +3002,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3227,7 +3227,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemberDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3713,7 +3713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyListDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3889,7 +3889,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecretDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4110,7 +4110,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4308,7 +4308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4510,7 +4510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4758,7 +4758,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyWithSecretDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4999,7 +4999,7 @@ export interface operations {
                     "application/json": components["schemas"]["WidgetConfigDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5171,7 +5171,7 @@ export interface operations {
                     "application/json": components["schemas"]["IssuedNonceDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5348,7 +5348,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidNonceVerdictDto"] | components["schemas"]["InvalidNonceVerdictDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5577,7 +5577,7 @@ export interface operations {
                     "application/json": components["schemas"]["UsageReportDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5772,7 +5772,7 @@ export interface operations {
                     "application/json": components["schemas"]["PingDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5944,7 +5944,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointListDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6120,7 +6120,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointDto"];
                 };
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6340,7 +6340,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description validation_failed — a malformed path or an unknown query parameter; see details */
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
