@@ -4,10 +4,10 @@ import type { RateLimitState } from '../rate-limit/rate-limit-state';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by the authentication guard (passport's `request.user`); null when unauthenticated. */
+    /** Set by the AccessGuard (passport's `request.user`); null when unauthenticated. */
     user: Principal | null;
-    /** An authentication failure, kept until the rate limiter has counted the request. */
-    authError: Error | null;
+    /** The owner of a refused credential we still know (a revoked or expired key), for usage analytics. */
+    attributedTo: Principal | null;
     /** The limiter's verdict for this request, written as headers on every response. */
     rateLimit: RateLimitState | null;
     /** `endpointOf` memo. */

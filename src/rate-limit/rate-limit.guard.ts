@@ -5,7 +5,6 @@ import {
   InjectThrottlerStorage,
   ThrottlerGuard,
   ThrottlerModuleOptions,
-  ThrottlerRequest,
   ThrottlerStorage,
 } from '@nestjs/throttler';
 import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
@@ -25,20 +24,24 @@ const SKIPPED = Promise.resolve(true);
  */
 const RATE_LIMITED = Object.freeze(new AppError('rate_limit_exceeded'));
 
+/** What canActivate runs once the request is counted and allowed. */
+const ALLOWED = (): true => true;
+
 /**
  * @nestjs/throttler's guard with our tracker (key / user / IP), endpoint (method + route template),
  * per-plan limit, every header of PRODUCT.md §5 on allowed and refused requests alike, and the
- * documented 429 body. Runs after authentication, which never throws (see AuthenticationGuard).
+ * documented 429 body. The AccessGuard calls it between authentication and authorisation, so the
+ * tracker is the authenticated principal, else the client IP.
  *
- * One throttler ("default", the plan's per-minute window). `canActivate` reads the route's
- * `@SkipThrottle()` once per handler instead of the base class's six reflector look-ups and three
- * awaits per request (docs/BENCHMARKS.md); `@Throttle()` limits are not used — limits come from
- * the plan (PRODUCT.md §5).
+ * One throttler ("default", the plan's per-minute window). The route's `@SkipThrottle()` is read
+ * once per handler instead of the base class's six reflector look-ups and three awaits per request
+ * (docs/BENCHMARKS.md); `@Throttle()` limits are not used — limits come from the plan
+ * (PRODUCT.md §5).
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   /** `@SkipThrottle()` of the route, for our one throttler. */
-  private readonly isSkipped = perRoute(
+  readonly isSkipped = perRoute(
     (handler, controller) =>
       this.reflector.getAllAndOverride<boolean | undefined>(THROTTLER_SKIP + this.throttler.name, [handler as () => void, controller as () => void]) === true,
   );
@@ -57,20 +60,15 @@ export class RateLimitGuard extends ThrottlerGuard {
   }
 
   override canActivate(context: ExecutionContext): Promise<boolean> {
-    return this.isSkipped(context) ? SKIPPED : this.count(context);
-  }
-
-  /** The base class's per-throttler step; here the same as canActivate for our one throttler. */
-  protected override handleRequest({ context }: ThrottlerRequest): Promise<boolean> {
-    return this.count(context);
+    return this.isSkipped(context) ? SKIPPED : this.count(context, ALLOWED);
   }
 
   /**
-   * Counts the request, writes its headers, refuses it over the limit. One promise chain (the
-   * counter's answer, then this) instead of three nested async functions: fewer promise reactions
-   * per request (docs/PERFORMANCE.md, "A fourth machine").
+   * Counts the request, writes its headers, refuses it over the limit, else answers `next()`. One
+   * promise chain — the counter's answer, then this — so a caller continues in its reaction instead
+   * of chaining another promise (docs/PERFORMANCE.md, "A fourth machine").
    */
-  private count(context: ExecutionContext): Promise<boolean> {
+  count<T>(context: ExecutionContext, next: () => T): Promise<T> {
     // The HTTP arguments straight: switchToHttp() assigns three methods to the context per call.
     const req = context.getArgByIndex<Request>(0);
     const reply = context.getArgByIndex<Reply>(1);
@@ -82,7 +80,7 @@ export class RateLimitGuard extends ThrottlerGuard {
       req.rateLimit = s;
       writeRateLimitHeaders(reply, s);
       if (s.exceeded) throw RATE_LIMITED;
-      return true;
+      return next();
     });
   }
 }
