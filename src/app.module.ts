@@ -5,8 +5,7 @@ import { AuditModule } from './audit/audit.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { CacheModule } from './cache/cache.module';
 import { AuthModule } from './auth/auth.module';
-import { AuthenticationGuard } from './auth/guards/authentication.guard';
-import { AuthorizationGuard } from './auth/guards/authorization.guard';
+import { AccessGuard } from './auth/guards/access.guard';
 import { AppExceptionFilter } from './common/errors/app-exception.filter';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -16,7 +15,6 @@ import { NoncesModule } from './nonces/nonces.module';
 import { PlansModule } from './plans/plans.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { PublicApiModule } from './public-api/public-api.module';
-import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TeamModule } from './team/team.module';
 import { UsageModule } from './usage/usage.module';
@@ -48,10 +46,7 @@ export class AppModule {
         HealthModule,
       ],
       providers: [
-        // Order matters: authenticate (never throws) → count the request → authorise (throws).
-        { provide: APP_GUARD, useExisting: AuthenticationGuard },
-        { provide: APP_GUARD, useExisting: RateLimitGuard },
-        { provide: APP_GUARD, useExisting: AuthorizationGuard },
+        { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_FILTER, useClass: AppExceptionFilter },
       ],
     };

@@ -4,7 +4,6 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
-import { AppError } from './common/errors/app-error';
 import { endpointOf } from './common/request';
 import { createValidationPipe } from './common/validation';
 import { UsageRecorder } from './usage/usage.recorder';
@@ -54,7 +53,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeContentTypeParser('text/plain'); // bodies are JSON; anything else answers 415
   fastify.decorateRequest('user', null);
-  fastify.decorateRequest('authError', null);
+  fastify.decorateRequest('attributedTo', null);
   fastify.decorateRequest('rateLimit', null);
   fastify.decorateRequest('endpoint', null);
   fastify.addHook('onRequest', (req, reply, done) => {
@@ -92,7 +91,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   if (config.usageRecording) {
     const usage = app.get(UsageRecorder);
     fastify.addHook('onResponse', (req, reply, done) => {
-      const principal = req.user ?? (req.authError instanceof AppError ? req.authError.attributedTo : undefined);
+      const principal = req.user ?? req.attributedTo;
       if (principal && req.url.startsWith('/api/')) usage.record({ principal, endpoint: endpointOf(req), status: reply.statusCode, at: Date.now() });
       done();
     });

@@ -14,7 +14,7 @@ export const AUTH_REQUIREMENT = 'gatehouse:auth';
 export const API_KEY_SECURITY = 'apiKey';
 export const JWT_SECURITY = 'jwt';
 
-/** The requirement for the guards, and as `x-gatehouse-auth` in the OpenAPI document for clients and tests. */
+/** The requirement for the AccessGuard, and as `x-gatehouse-auth` in the OpenAPI document for clients and tests. */
 const declareAuth = (requirement: AuthRequirement) =>
   applyDecorators(SetMetadata(AUTH_REQUIREMENT, requirement), ApiExtension('x-gatehouse-auth', requirement));
 

@@ -3,8 +3,7 @@ import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { PlansModule } from '../plans/plans.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
-import { AuthenticationGuard } from './guards/authentication.guard';
-import { AuthorizationGuard } from './guards/authorization.guard';
+import { Authenticator } from './guards/authentication';
 import { LoginLockout } from './login-lockout';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
@@ -21,9 +20,8 @@ import { UserPrincipalService } from './user-principal.service';
     UserPrincipalService,
     ApiKeyStrategy,
     JwtStrategy,
-    AuthenticationGuard,
-    AuthorizationGuard,
+    Authenticator,
   ],
-  exports: [AuthenticationGuard, AuthorizationGuard, TokenService, UserPrincipalService],
+  exports: [Authenticator, TokenService, UserPrincipalService],
 })
 export class AuthModule {}

@@ -3,14 +3,14 @@ import type { Request } from '../common/request';
 import type { ApiKeyPrincipal, UserPrincipal } from './principal';
 
 /**
- * The request of an @ApiKeyAuth route, whose guards guarantee an API-key principal. Those routes
+ * The request of an @ApiKeyAuth route, whose guard guarantees an API-key principal. Those routes
  * (widget and server traffic) take `@Req() req: ApiKeyRequest` rather than `@CurrentPrincipal()`:
  * Nest runs a custom parameter decorator through the global ValidationPipe's promise chain, which
  * cost ~5% of an API-key request (docs/PERFORMANCE.md, "API-key checks"); `@Req()` is handed over as it is.
  */
 export type ApiKeyRequest = Request & { readonly user: ApiKeyPrincipal };
 
-/** The authenticated caller; only on routes whose guards guarantee one. */
+/** The authenticated caller; only on routes whose guard guarantees one. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext) => ctx.switchToHttp().getRequest<Request>().user);
 
 /** A dashboard user acting, with the request id their changes are audited under. */

@@ -45,8 +45,9 @@ export function declaredRoutes(app: NestFastifyApplication): DeclaredRoute[] {
 
 /**
  * Copies each route's effective requirement (handler, else controller, else UNDECLARED: the same
- * answer the guards reach) into its Fastify route config, so hooks that run before the guards —
- * CORS — can read it from `req.routeOptions.config.auth`. Runs before the routes are registered.
+ * answer the AccessGuard reaches) into its Fastify route config, so hooks that run before the
+ * guard — CORS — can read it from `req.routeOptions.config.auth`. Runs before the routes are
+ * registered.
  */
 export function publishAuthToRouteConfig(app: NestFastifyApplication): void {
   for (const route of declaredRoutes(app)) {

@@ -4,10 +4,10 @@ import type { RateLimitState } from '../rate-limit/rate-limit-state';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set by the authentication guard (passport's `request.user`); null when unauthenticated. */
+    /** Set by the AccessGuard (passport's `request.user`); null when unauthenticated. */
     user: Principal | null;
-    /** An authentication failure, kept until the rate limiter has counted the request. */
-    authError: Error | null;
+    /** The owner of a refused credential we still know (a revoked or expired key), for usage analytics. */
+    attributedTo: Principal | null;
     /** The limiter's verdict for this request, written as headers on every response. */
     rateLimit: RateLimitState | null;
     /** `endpointOf` memo. */
@@ -34,7 +34,7 @@ export function endpointOf(req: FastifyRequest): string {
   if (req.endpoint !== null) return req.endpoint;
   const { url, config } = req.routeOptions;
   // HEAD is GET without the body (RFC 9110 §9.3.2): the same endpoint, so the same counter
-  // (PRODUCT.md §5) and the same row in analytics.
+  // (docs/API.md, "Rate limits") and the same row in analytics.
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   if (url === undefined) return (req.endpoint = `${method} (unmatched)`);
   let memo = endpointsByRoute.get(config);

@@ -14,7 +14,7 @@ interface NoQueryConfig {
 const QUERY_ARG = `${RouteParamtypes.QUERY}:`;
 
 /**
- * Unknown query parameters are refused on every /api route (PRODUCT.md §4). A route with a @Query()
+ * Unknown query parameters are refused on every /api route (docs/API.md, "Conventions"). A route with a @Query()
  * DTO refuses them in the validation pipe (`forbidNonWhitelisted`); a route without one takes none,
  * and gets an onRequest hook of its own that refuses any. The hook runs before the guards, like the
  * body parser: such a request is counted per client IP by the exception filter. /health is left

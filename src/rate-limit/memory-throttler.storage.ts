@@ -36,6 +36,8 @@ export class MemoryThrottlerStorage implements CounterStorage, OnModuleDestroy {
    * I/O polling (setImmediate), as the Redis storage's answers are. The requests of a turn then
    * finish and write their responses together instead of one by one between socket reads, which
    * halved the CPU per API-key request here (docs/PERFORMANCE.md, "Answering once per loop turn").
+   * Measured again against answering at once (a settled promise): that cost about a third more CPU
+   * per request (docs/DECISIONS.md, "Rate limiting").
    */
   increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     const record = this.hit(key, ttl, limit);

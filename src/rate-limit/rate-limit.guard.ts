@@ -5,7 +5,6 @@ import {
   InjectThrottlerStorage,
   ThrottlerGuard,
   ThrottlerModuleOptions,
-  ThrottlerRequest,
   ThrottlerStorage,
 } from '@nestjs/throttler';
 import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
@@ -14,9 +13,6 @@ import { perRoute } from '../common/per-route';
 import type { Reply, Request } from '../common/request';
 import { writeRateLimitHeaders } from './rate-limit-state';
 import { RateLimitService } from './rate-limit.service';
-
-/** What canActivate answers for a `@SkipThrottle()` route: one settled promise, shared. */
-const SKIPPED = Promise.resolve(true);
 
 /**
  * The limiter's refusal, one for every 429: it carries nothing of the request (the headers are
@@ -28,17 +24,18 @@ const RATE_LIMITED = Object.freeze(new AppError('rate_limit_exceeded'));
 /**
  * @nestjs/throttler's guard with our tracker (key / user / IP), endpoint (method + route template),
  * per-plan limit, every rate-limit header (docs/API.md, "Rate limits") on allowed and refused requests alike, and the
- * documented 429 body. Runs after authentication, which never throws (see AuthenticationGuard).
+ * documented 429 body. The AccessGuard calls it between authentication and authorisation, so the
+ * tracker is the authenticated principal, else the client IP.
  *
- * One throttler ("default", the plan's per-minute window). `canActivate` reads the route's
- * `@SkipThrottle()` once per handler instead of the base class's six reflector look-ups and three
- * awaits per request (docs/BENCHMARKS.md); `@Throttle()` limits are not used — limits come from
- * the plan (docs/API.md, "Rate limits").
+ * One throttler ("default", the plan's per-minute window). The route's `@SkipThrottle()` is read
+ * once per handler instead of the base class's six reflector look-ups and three awaits per request
+ * (docs/BENCHMARKS.md); `@Throttle()` limits are not used — limits come from the plan
+ * (docs/API.md, "Rate limits").
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
   /** `@SkipThrottle()` of the route, for our one throttler. */
-  private readonly isSkipped = perRoute(
+  readonly isSkipped = perRoute(
     (handler, controller) =>
       this.reflector.getAllAndOverride<boolean | undefined>(THROTTLER_SKIP + this.throttler.name, [handler as () => void, controller as () => void]) === true,
   );
@@ -56,21 +53,17 @@ export class RateLimitGuard extends ThrottlerGuard {
     return this.throttlers[0];
   }
 
+  /** The throttler's guard contract, should the guard be used on its own: the same counting. */
   override canActivate(context: ExecutionContext): Promise<boolean> {
-    return this.isSkipped(context) ? SKIPPED : this.count(context);
-  }
-
-  /** The base class's per-throttler step; here the same as canActivate for our one throttler. */
-  protected override handleRequest({ context }: ThrottlerRequest): Promise<boolean> {
-    return this.count(context);
+    return this.isSkipped(context) ? Promise.resolve(true) : this.count(context, () => true);
   }
 
   /**
-   * Counts the request, writes its headers, refuses it over the limit. One promise chain (the
-   * counter's answer, then this) instead of three nested async functions: fewer promise reactions
-   * per request (docs/PERFORMANCE.md, "Synchronous verdicts for cached keys").
+   * Counts the request, writes its headers, refuses it over the limit, else answers `next()`. One
+   * promise chain — the counter's answer, then this — so a caller continues in its reaction instead
+   * of chaining another promise (docs/PERFORMANCE.md, "Synchronous verdicts for cached keys").
    */
-  private count(context: ExecutionContext): Promise<boolean> {
+  count<T>(context: ExecutionContext, next: () => T): Promise<T> {
     // The HTTP arguments straight: switchToHttp() assigns three methods to the context per call.
     const req = context.getArgByIndex<Request>(0);
     const reply = context.getArgByIndex<Reply>(1);
@@ -82,7 +75,7 @@ export class RateLimitGuard extends ThrottlerGuard {
       req.rateLimit = s;
       writeRateLimitHeaders(reply, s);
       if (s.exceeded) throw RATE_LIMITED;
-      return true;
+      return next();
     });
   }
 }

@@ -63,7 +63,7 @@ export class RateLimitService {
   }
 
   /** For answers given before any guard ran (unknown routes, unparsable bodies). */
-  async hitAnonymous(req: Request): Promise<RateLimitState> {
+  hitAnonymous(req: Request): Promise<RateLimitState> {
     return this.hit(this.ipCounterKeyOf(req), this.config.limits.anonymousPerMinute);
   }
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { eventually } from '../utils/eventually';
 import { freePort } from '../utils/private-redis';
 import { createAccount, createPlan, startApp, TEST_PASSWORD, TestApp } from '../utils/test-app';
 
@@ -48,7 +49,7 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     const root = resolve(__dirname, '../..');
     prism = spawn(join(root, 'node_modules/.bin/prism'), ['proxy', file, app, '--port', String(port), '--host', '127.0.0.1'], { stdio: 'ignore' });
     base = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 600 && (await fetch(`${base}/health`).then((r) => r.status, () => 0)) !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    await eventually(async () => (await fetch(`${base}/health`).then((r) => r.status, () => 0)) === 200, { timeoutMs: 60_000 });
   }, 90_000);
 
   afterAll(async () => {

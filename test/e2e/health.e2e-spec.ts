@@ -1,3 +1,4 @@
+import { eventually } from '../utils/eventually';
 import { startApp } from '../utils/test-app';
 
 describe('/health', () => {
@@ -10,9 +11,10 @@ describe('/health', () => {
     expect(ready.headers['x-ratelimit-limit']).toBeUndefined(); // outside /api/v1 and its limits
 
     const closing = t.close();
-    await new Promise((r) => setTimeout(r, 100));
-    const draining = await t.http.get('/health/ready');
-    expect({ status: draining.status, body: draining.body }).toEqual({ status: 503, body: expect.objectContaining({ status: 'not_ready', draining: true }) });
+    await eventually(async () => {
+      const draining = await t.http.get('/health/ready');
+      expect({ status: draining.status, body: draining.body }).toEqual({ status: 503, body: expect.objectContaining({ status: 'not_ready', draining: true }) });
+    });
     expect((await t.http.get('/health/live')).status).toBe(200); // alive while it drains
     await closing;
   }, 60_000);

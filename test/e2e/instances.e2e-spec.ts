@@ -1,17 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { UsageHit, UsageRecorder } from '../../src/usage/usage.recorder';
+import { eventually } from '../utils/eventually';
 import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 
-/** Polls (bounded) until `check` passes: other instances learn of a change through Redis. */
-async function eventually(check: () => Promise<boolean>, attempts = 20): Promise<boolean> {
-  for (let i = 0; i < attempts; i++) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
-}
-
-// Two instances need one database: only on PostgreSQL + Redis.
+// Two instances need one database: only on PostgreSQL + Redis. The other instance learns of a
+// change through Redis, hence `eventually`.
 (onRealServices ? describe : describe.skip)('two instances on one PostgreSQL and one Redis', () => {
   let a: TestApp;
   let b: TestApp;
@@ -36,7 +29,7 @@ async function eventually(check: () => Promise<boolean>, attempts = 20): Promise
     const { id, key } = await account.createKey();
     await ping(b, key).expect(200); // b caches the key
     await a.http.delete(`/api/v1/api-keys/${id}`).set('Authorization', `Bearer ${account.owner.token}`).expect(200);
-    expect(await eventually(async () => (await ping(b, key)).status === 401)).toBe(true);
+    await eventually(async () => expect((await ping(b, key)).status).toBe(401));
   });
 
   it('refuses older tokens on the other instance after a password change', async () => {
@@ -47,7 +40,7 @@ async function eventually(check: () => Promise<boolean>, attempts = 20): Promise
       .set('Authorization', `Bearer ${user.token}`)
       .send({ currentPassword: user.password, newPassword: 'a brand new passphrase' })
       .expect(200);
-    expect(await eventually(async () => (await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`)).status === 401)).toBe(true);
+    await eventually(async () => expect((await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`)).status).toBe(401));
   });
 
   it('lets exactly one of many concurrent verifications of a nonce succeed, across instances', async () => {
@@ -66,7 +59,7 @@ async function eventually(check: () => Promise<boolean>, attempts = 20): Promise
     expect((await ping(b, key)).headers['x-ratelimit-limit']).toBe('60');
     expect((await ping(a, key)).headers['x-ratelimit-remaining']).toBe('58');
     await a.http.put('/api/v1/account/plan').set('Authorization', `Bearer ${other.owner.token}`).send({ plan: 'pro' }).expect(200);
-    expect(await eventually(async () => (await ping(b, key)).headers['x-ratelimit-limit'] === '600')).toBe(true);
+    await eventually(async () => expect((await ping(b, key)).headers['x-ratelimit-limit']).toBe('600'));
   });
 
   it('loses no usage count when both instances write the same buckets at once', async () => {

@@ -3,20 +3,20 @@ import { sign } from 'jsonwebtoken';
 import { generateApiKey } from '../../src/api-keys/api-key-secret';
 import type { Logger as PinoLogger } from 'pino';
 import { PINO } from '../../src/logging/logging.module';
+import { eventually } from '../utils/eventually';
 import { findSecrets, logFileFor } from '../utils/log-scan';
 import { createAccount, createPlan, startApp, TEST_PASSWORD, TestApp } from '../utils/test-app';
 
 type LogLine = Record<string, unknown>;
 
-/** The file's lines once one matches `until` (logging is asynchronous; waits at most 5 s). */
-async function logLines(t: TestApp, file: string, until: (line: LogLine) => boolean): Promise<LogLine[]> {
-  for (let i = 0; ; i++) {
+/** The file's lines once one matches `until` (logging is asynchronous). */
+function logLines(t: TestApp, file: string, until: (line: LogLine) => boolean): Promise<LogLine[]> {
+  return eventually(async () => {
     await new Promise<void>((resolve) => t.app.get<PinoLogger>(PINO).flush(() => resolve()));
     const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
     const lines = text.endsWith('\n') ? text.trim().split('\n').map((l) => JSON.parse(l) as LogLine) : [];
-    if (lines.some(until) || i === 50) return lines;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    return lines.some(until) && lines;
+  });
 }
 
 describe('logs', () => {

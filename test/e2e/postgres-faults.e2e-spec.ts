@@ -1,3 +1,4 @@
+import { eventually } from '../utils/eventually';
 import { PrivatePostgres } from '../utils/private-postgres';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
 
@@ -70,12 +71,7 @@ describe('when PostgreSQL stops', () => {
 
   it('recovers without a restart once PostgreSQL is back', async () => {
     pg.start();
-    let recovered = false;
-    for (let i = 0; i < 50 && !recovered; i++) {
-      recovered = (await t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`)).status === 200;
-      if (!recovered) await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(recovered).toBe(true);
+    await eventually(async () => expect((await t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`)).status).toBe(200));
     const res = await login(account.owner.password);
     expect(res.status).toBe(200);
   });

@@ -2,6 +2,7 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { eventually } from './eventually';
 import { logFileFor } from './log-scan';
 import { freePort } from './private-redis';
 
@@ -33,11 +34,10 @@ export class AppProcess {
     const port = await freePort();
     const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...process.env, LOG_REQUESTS: 'all', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     const app = new AppProcess(port, child);
-    for (let i = 0; i < 200; i++) {
-      if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${app.log.join('\n')}`);
-      if ((await fetch(`${app.url}/health/ready`).then((r) => r.status, () => 0)) === 200) return app;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const ready = async () => child.exitCode !== null || (await fetch(`${app.url}/health/ready`).then((r) => r.status, () => 0)) === 200;
+    const up = await eventually(ready, { timeoutMs: 20_000 }).catch(() => false);
+    if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${app.log.join('\n')}`);
+    if (up) return app;
     child.kill('SIGKILL');
     throw new Error(`app did not become ready:\n${app.log.join('\n')}`);
   }

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import Redis from 'ioredis';
+import { eventually } from './eventually';
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -29,15 +30,19 @@ export class PrivateRedis {
 
   async start(): Promise<void> {
     this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    for (let i = 0; i < 100; i++) {
+    const answers = async () => {
       const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
       client.on('error', () => undefined);
-      const up = await client.connect().then(() => client.ping()).then(() => true, () => false);
-      client.disconnect();
-      if (up) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`redis-server did not start on ${this.port}`);
+      try {
+        await client.connect();
+        await client.ping();
+      } finally {
+        client.disconnect();
+      }
+    };
+    await eventually(answers, { intervalMs: 50 }).catch((err: Error) => {
+      throw new Error(`redis-server did not start on ${this.port}: ${err.message}`);
+    });
   }
 
   freeze(): void {

@@ -23,7 +23,7 @@ type Outcome<U> = { readonly verdict: StrategyVerdict<U> } | { readonly error: u
  * callbacks are passport's and @nestjs/passport's own.
  *
  * A strategy that decides before `authenticate` returns (a cached API key) gets its verdict
- * returned, or its error thrown, at once: no promise, and no await in the guards behind it
+ * returned, or its error thrown, at once: no promise, and no await in the guard behind it
  * (docs/PERFORMANCE.md, "Synchronous verdicts for cached keys"). Otherwise the result is a promise of the
  * verdict. The first decision counts; later calls of success/fail/error are ignored.
  */

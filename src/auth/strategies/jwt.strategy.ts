@@ -14,8 +14,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Bearer JWTs: HS256 only, signature, `iss`, `aud` and `exp` checked by jsonwebtoken; the rest of
- * PRODUCT.md §4 here — `iat` present and not in the future, a lifetime no longer than we issue, no
- * `crit` header (we understand no extension), a `sub` that is a user id.
+ * docs/API.md, "JWT (bearer tokens)", asks here — `iat` present and not in the future, a lifetime no
+ * longer than we issue, no `crit` header (we understand no extension), a `sub` that is a user id.
  */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {

@@ -4,13 +4,13 @@ import { DEFAULT_MESSAGES, ERROR_STATUS, ErrorCode } from './error-codes';
 export const ERROR_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * The error body of PRODUCT.md §4 as JSON text: `{statusCode, error, message, requestId}`, plus
+ * The error body of docs/API.md, "Errors", as JSON text: `{statusCode, error, message, requestId}`, plus
  * `details` on a 400. Every error answer takes its body from here — the exception filter's, and the
  * raw one written to a socket the HTTP parser refused.
  *
  * An error with its code's default message and no details — every 429, most 401s — is its code's
  * head, serialised once, and the request id: under a flood of 429s, serialising the same message
- * for every answer cost more than the rest of the body (docs/PERFORMANCE.md, "A fifth machine").
+ * for every answer cost more than the rest of the body (docs/PERFORMANCE.md, "A cheap 429").
  */
 export function errorBody(error: AppError, requestId: string): string {
   if (error.details === undefined && error.status !== 400 && error.message === DEFAULT_MESSAGES[error.code]) {

@@ -31,7 +31,7 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
  */
 export function frameworkErrors(error: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   req.user = null;
-  req.authError = null;
+  req.attributedTo = null;
   req.rateLimit = null;
   req.endpoint = null;
   reply.header('x-request-id', req.id);

@@ -23,14 +23,13 @@ function expect401(res: Response, code: string, challenge: string): void {
 }
 
 /**
- * The answers every protected route owes an unwelcome caller (docs/API.md, "Errors"), checked on every
- * route of the OpenAPI document: no credential, a bad one, the other method's, the wrong role
- * or scope. A new route is covered the moment it is documented.
+ * The answers a protected route owes an unwelcome caller (docs/API.md, "Errors"): no credential, a bad
+ * one, the other method's, the wrong role or scope. security.e2e-spec.ts runs it on every
+ * protected route of the OpenAPI document.
  */
 export async function runSecuritySuite(t: TestApp, route: DocumentedRoute, account: TestAccount): Promise<void> {
   const auth = route.auth;
-  if (auth === undefined) throw new Error(`${route.method} ${route.path} declares no authentication`);
-  if (auth.method === 'none') return;
+  if (auth === undefined || auth.method === 'none') throw new Error(`${route.method} ${route.path} declares no authentication to check`);
 
   if (auth.method === 'apiKey') {
     const challenge = 'ApiKey header="X-Api-Key"';

@@ -1,9 +1,9 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { TokenExpiredError } from 'jsonwebtoken';
 import type { Strategy } from 'passport-strategy';
 import { AppError } from '../../common/errors/app-error';
 import type { Request } from '../../common/request';
-import { requirementOf } from '../auth.decorators';
+import type { AuthRequirement } from '../auth.decorators';
 import { CHALLENGE } from '../challenges';
 import type { ApiKeyPrincipal, Principal, UserPrincipal } from '../principal';
 import { ApiKeyStrategy } from '../strategies/api-key.strategy';
@@ -11,41 +11,33 @@ import { authenticateWith, StrategyVerdict } from '../strategies/authenticate-wi
 import { JwtStrategy } from '../strategies/jwt.strategy';
 
 /**
+ * What authentication decided: the caller (null on a public route), or the error that refused its
+ * credential. A refusal is a value, not a throw, because the rate limiter counts the request before
+ * authorisation throws it (see AccessGuard). An error that is not an AppError (the database
+ * failed) is kept as it is, so it answers 500 or 503, never 401.
+ */
+export type AuthVerdict = Principal | null | Error;
+
+/**
  * Runs the route's declared method — passport-headerapikey or passport-jwt, through
- * `authenticateWith` — and records the outcome on the request. It never throws: the rate limiter
- * must count (and add headers to) failed attempts too, so the AuthorizationGuard rethrows
- * `authError` after it. An error that is not an AppError (the database failed) is kept as it is,
- * so it answers 500 or 503, never 401.
- *
- * When the strategy decides at once (a cached API key) it answers `true` synchronously, which
- * spares Nest's guard loop an await (docs/PERFORMANCE.md, "Synchronous verdicts for cached keys").
+ * `authenticateWith`. When the strategy decides at once (a cached API key) the verdict is returned
+ * synchronously: no promise, and no await in the guard behind it (docs/PERFORMANCE.md,
+ * "Synchronous verdicts for cached keys"). The returned promise never rejects.
  */
 @Injectable()
-export class AuthenticationGuard implements CanActivate {
+export class Authenticator {
   constructor(
     private readonly apiKeyStrategy: ApiKeyStrategy,
     private readonly jwtStrategy: JwtStrategy,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const req = context.getArgByIndex<Request>(0); // switchToHttp() assigns three methods per call
-    const requirement = requirementOf(context);
-    if (requirement.method === 'none') return true;
+  authenticate(req: Request, requirement: AuthRequirement): AuthVerdict | Promise<AuthVerdict> {
+    if (requirement.method === 'none') return null;
     try {
       const principal = requirement.method === 'apiKey' ? this.apiKey(req) : this.bearer(req);
-      if (!(principal instanceof Promise)) {
-        req.user = principal;
-        return true;
-      }
-      return principal.then(
-        (user) => {
-          req.user = user;
-          return true;
-        },
-        (err: unknown) => failed(req, err),
-      );
+      return principal instanceof Promise ? principal.then(undefined, refusal) : principal;
     } catch (err) {
-      return failed(req, err);
+      return refusal(err);
     }
   }
 
@@ -65,11 +57,8 @@ export class AuthenticationGuard implements CanActivate {
   }
 }
 
-/** Records a failed authentication on the request, for the AuthorizationGuard to rethrow. */
-function failed(req: Request, err: unknown): true {
-  req.user = null;
-  req.authError = err instanceof Error ? err : new Error(String(err));
-  return true;
+function refusal(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 /**

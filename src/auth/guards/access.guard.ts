@@ -1,0 +1,42 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { AppError } from '../../common/errors/app-error';
+import type { Request } from '../../common/request';
+import { RateLimitGuard } from '../../rate-limit/rate-limit.guard';
+import { AuthRequirement, requirementOf } from '../auth.decorators';
+import { Authenticator, AuthVerdict } from './authentication';
+import { authorise } from './authorization';
+
+/**
+ * The one app-wide guard: authenticate → count → authorise (docs/DECISIONS.md, "Request path").
+ * Authentication hands its verdict on as a value, so the rate limiter counts — and writes headers
+ * on — refused credentials too before authorisation throws the refusal.
+ *
+ * A cached API key is decided synchronously, so the request's only promise is the counter's
+ * answer, with authorisation run in its reaction; a route the limiter skips is decided without
+ * any promise.
+ */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  constructor(
+    private readonly authenticator: Authenticator,
+    private readonly rateLimit: RateLimitGuard,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const req = context.getArgByIndex<Request>(0); // switchToHttp() assigns three methods per call
+    const requirement = requirementOf(context);
+    const verdict = this.authenticator.authenticate(req, requirement);
+    return verdict instanceof Promise
+      ? verdict.then((v) => this.countThenAuthorise(context, req, requirement, v))
+      : this.countThenAuthorise(context, req, requirement, verdict);
+  }
+
+  private countThenAuthorise(context: ExecutionContext, req: Request, requirement: AuthRequirement, verdict: AuthVerdict): boolean | Promise<boolean> {
+    // The limiter's tracker: the principal, else the client IP (a refused credential counts per IP).
+    req.user = verdict instanceof Error ? null : verdict;
+    // Usage analytics count a refused key whose owner is known (revoked, expired) for that owner.
+    if (verdict instanceof AppError && verdict.attributedTo !== undefined) req.attributedTo = verdict.attributedTo;
+    const authorised = () => authorise(req, requirement, verdict);
+    return this.rateLimit.isSkipped(context) ? authorised() : this.rateLimit.count(context, authorised);
+  }
+}
