@@ -20,7 +20,9 @@ describe('Redis rate-limit counter', () => {
   beforeAll(async () => {
     redis = await PrivateRedis.start();
     fallback = new MemoryThrottlerStorage();
-    storage = new RedisThrottlerStorage(redis.url, fallback, 100, prefix);
+    // A command timeout of 1 s: short enough for the frozen-Redis test, long enough that a loaded
+    // machine does not turn a slow answer into a fallback mid-burst.
+    storage = new RedisThrottlerStorage(redis.url, fallback, 1000, prefix);
     await storage.onModuleInit();
   }, 30_000);
   afterAll(async () => {
