@@ -18,21 +18,21 @@ export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = { shared_buff
 const BUILT_IN: Readonly<Record<string, string>> = { shared_buffers: '128MB', wal_buffers: '4MB' };
 
 /**
- * The binary with each built-in `name=value` argument (a NUL-terminated string) replaced by
- * `settings`' value, NUL-padded to the same length so nothing else moves; undefined unless every
- * one of them is there exactly once (another PGlite build).
+ * Rewrites, in `wasm`, each built-in `name=value` argument (a NUL-terminated string) to `settings`'
+ * value, NUL-padded to the same length so nothing else moves. False, and `wasm` unchanged, unless
+ * every one of them is there exactly once (another PGlite build) and the new value fits.
  */
-export function withSettings(wasm: Buffer, settings: Readonly<Record<string, string>>): Buffer | undefined {
-  const out = Buffer.from(wasm);
-  for (const [name, value] of Object.entries(settings)) {
+export function applySettings(wasm: Buffer, settings: Readonly<Record<string, string>>): boolean {
+  const edits = Object.entries(settings).map(([name, value]) => {
     const builtIn = Buffer.from(`${name}=${BUILT_IN[name]}\0`);
-    const at = out.indexOf(builtIn);
+    const at = wasm.indexOf(builtIn);
     const replacement = Buffer.alloc(builtIn.length);
-    const written = replacement.write(`${name}=${value}`);
-    if (BUILT_IN[name] === undefined || at < 0 || out.indexOf(builtIn, at + 1) >= 0 || written >= builtIn.length) return undefined;
-    replacement.copy(out, at);
-  }
-  return out;
+    const fits = replacement.write(`${name}=${value}`) < builtIn.length;
+    return { at, replacement, ok: BUILT_IN[name] !== undefined && at >= 0 && wasm.indexOf(builtIn, at + 1) < 0 && fits };
+  });
+  if (!edits.every((e) => e.ok)) return false;
+  for (const { at, replacement } of edits) replacement.copy(wasm, at);
+  return true;
 }
 
 let compiled: Promise<WasmModule | undefined> | undefined;
@@ -44,8 +44,8 @@ let compiled: Promise<WasmModule | undefined> | undefined;
 export function pgliteModule(): Promise<WasmModule | undefined> {
   compiled ??= (async () => {
     const file = join(dirname(require.resolve('@electric-sql/pglite')), 'pglite.wasm');
-    const wasm = withSettings(await readFile(file), EMBEDDED_SETTINGS);
-    return wasm && WebAssembly.compile(wasm);
+    const wasm = await readFile(file);
+    return applySettings(wasm, EMBEDDED_SETTINGS) ? WebAssembly.compile(wasm) : undefined;
   })();
   return compiled;
 }
