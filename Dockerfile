@@ -16,5 +16,5 @@ COPY package.json prisma.config.ts ./
 COPY prisma ./prisma
 USER node
 EXPOSE 3000
-# The flags are start:prod's (package.json; docs/DECISIONS.md, "Young generation").
-CMD ["node", "--max-semi-space-size=64", "--no-allocation-site-pretenuring", "dist/main.js"]
+# The flags are start:prod's (package.json; docs/DECISIONS.md, "Young generation" and "Memory footprint").
+CMD ["node", "--max-semi-space-size=8", "--no-allocation-site-pretenuring", "--liftoff-only", "dist/main.js"]

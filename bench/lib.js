@@ -211,10 +211,13 @@ async function waitQuiet(pid, maxS = 15, cores = 0.25) {
   return { waitedS: maxS, cores: last };
 }
 
-function rssMiB(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+/** A /proc/<pid>/status figure in MiB: VmRSS (resident now) or VmHWM (the most it has been). */
+function statusMiB(pid, field) {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 }
+const rssMiB = (pid) => statusMiB(pid, 'VmRSS');
+const peakRssMiB = (pid) => statusMiB(pid, 'VmHWM');
 
 // ---------------------------------------------------------------- loopback HTTP for setup
 
@@ -446,6 +449,7 @@ module.exports = {
   inTurns,
   median,
   rssMiB,
+  peakRssMiB,
   waitQuiet,
   otherLoad,
   cpuTicks,

@@ -3,6 +3,7 @@
 // the same run (server on core 0, autocannon -c 50 in this process on core 1), on the embedded
 // default and on PostgreSQL + Redis, profiles the API-key path and writes docs/BENCHMARKS.md.
 // `npm run bench -- --quick`: bare + API-key ping on the embedded default, short runs, no doc.
+// `npm run bench:memory` (`--memory`): only the footprint (RSS idle and after a minute of load) of both modes, no doc.
 // Loopback only; every loop is bounded; servers are killed on the way out, even on failure.
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -13,6 +14,7 @@ const { summarize, markdown, compareGroups } = require('./profile');
 
 const QUICK = process.argv.includes('--quick');
 const PROFILE_ONLY = process.argv.includes('--profile-only'); // development: build + profile, print it
+const MEMORY_ONLY = process.argv.includes('--memory');
 const TIMING = QUICK ? { warmup: 2, duration: 3, runs: 3 } : { warmup: 5, duration: 5, runs: 3 };
 // For developing the harness: BENCH_WARMUP / BENCH_DURATION (s) shorten runs, BENCH_QUIET_WAIT=0 skips waiting.
 if (process.env.BENCH_WARMUP) TIMING.warmup = Number(process.env.BENCH_WARMUP);
@@ -40,6 +42,10 @@ const started = new Date();
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-bench-'));
 const results = []; // { scenario, mode, ...measure() }
 const turns = {}; // mode -> { floorLabel, rounds: [{ bare, app, floor, limited }] } (see inTurnsWithBare)
+const footprints = {}; // mode -> runFootprint()
+// The footprint targets (MiB of RSS), read as runFootprint() measures them.
+const MEMORY_TARGETS = { embedded: { idle: 200, afterLoad: 300 }, pg: { idle: 150, afterLoad: 250 } };
+const FOOTPRINT = { settleS: 10, loadS: 60 };
 L.setLogDir(tmpRoot);
 const commands = [];
 
@@ -340,9 +346,9 @@ async function runSoak() {
   L.log(`soak: ${SOAK_MINUTES} min of API-key ping`);
   const samples = [];
   const t0 = Date.now();
-  // RSS every 5 s: one reading moves by up to ±70 MiB with where the young generation's 64 MiB
-  // semi-spaces are in their cycle (docs/DECISIONS.md, "Young generation"), so growth is judged
-  // on the medians of the first and last thirds of the readings after minute 1, not on two readings.
+  // RSS every 5 s: one reading moves with where the young generation is in its cycle (docs/DECISIONS.md,
+  // "Young generation"), so growth is judged on the medians of the first and last thirds of the
+  // readings after minute 1, not on two readings.
   const rss = [];
   const sampler = setInterval(() => rss.push({ atS: (Date.now() - t0) / 1000, mib: L.rssMiB(app.pid) }), 5000);
   const opts = pingAllowed(app, acct.keys)();
@@ -361,6 +367,48 @@ async function runSoak() {
   const late = L.median(warm.slice(-third));
   L.log(`  RSS median ${fmt(early)} MiB in the first third after minute 1 -> ${fmt(late)} MiB in the last third (${warm.length} readings)`);
   return { samples, early, late, readings: warm.length, growth: late / early - 1, requests: samples.reduce((a, x) => a + x.rps * 30, 0) };
+}
+
+/**
+ * The footprint of `modeName` as a deployment sees it: a fresh app (its own data directory or
+ * database) started as `npm run start:prod` starts it, RSS (VmRSS) after FOOTPRINT.settleS idle; then KEYS keys
+ * are created and the API-key ping runs at full load for FOOTPRINT.loadS, and RSS is read again.
+ */
+async function runFootprint(modeName) {
+  const mode = MODES[modeName];
+  const env = await mode.prepare();
+  try {
+    const app = await L.startApp(L.appEnv(env));
+    try {
+      await L.sleep(FOOTPRINT.settleS * 1000);
+      const idle = L.rssMiB(app.pid);
+      const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 });
+      const afterSetup = L.rssMiB(app.pid);
+      L.log(`${modeName}: footprint, RSS ${fmt(idle)} MiB idle, ${fmt(afterSetup)} MiB with ${acct.keys.length} keys; ${FOOTPRINT.loadS} s of API-key ping`);
+      const r = await L.cannon({ ...pingAllowed(app, acct.keys)(), duration: FOOTPRINT.loadS });
+      const fp = { idle, afterSetup, afterLoad: L.rssMiB(app.pid), peak: L.peakRssMiB(app.pid), rps: r.requests.total / r.duration };
+      footprints[modeName] = fp;
+      L.log(`  RSS ${fmt(fp.afterLoad)} MiB after load (peak ${fmt(fp.peak)} MiB), ${fmt(fp.rps)} req/s`);
+      return fp;
+    } finally {
+      await L.stop(app.child);
+    }
+  } finally {
+    await mode.cleanup().catch((e) => L.log(`cleanup of ${modeName} failed: ${e.message}`));
+  }
+}
+
+/** The four footprint targets, as rows of the targets table. */
+function footprintRows() {
+  const verdict = (ok) => (ok ? 'met' : '**not met**');
+  return Object.entries(footprints).flatMap(([mode, fp]) => {
+    const t = MEMORY_TARGETS[mode];
+    const label = MODES[mode].label;
+    return [
+      [`RSS idle, ${label}: <= ${t.idle} MiB`, `${fmt(fp.idle)} MiB (${FOOTPRINT.settleS} s after start; ${fmt(fp.afterSetup)} MiB once ${KEYS} keys were created)`, verdict(fp.idle <= t.idle)],
+      [`RSS after load, ${label}: <= ${t.afterLoad} MiB`, `${fmt(fp.afterLoad)} MiB after ${FOOTPRINT.loadS} s of API-key ping at ${fmt(fp.rps)} req/s (peak ${fmt(fp.peak)} MiB)`, verdict(fp.afterLoad <= t.afterLoad)],
+    ];
+  });
 }
 
 async function runBare(label) {
@@ -514,6 +562,7 @@ function targets(bare, soak) {
     const flood = find(mode, 'API-key ping during a login flood');
     if (flood) rows.push([`Login flood: API-key p99 <= 20 ms (${mode}, worst run)`, `${fmt(flood.p99)} ms`, verdict(flood.p99 <= 20)]);
   }
+  rows.push(...footprintRows());
   if (soak) rows.push([`Soak (${SOAK_MINUTES} min, embedded): RSS growth < 10%`, `${fmt(soak.early)} → ${fmt(soak.late)} MiB (${fmt(soak.growth * 100, 1)}%; medians of the first and last thirds)`, verdict(soak.growth < 0.1)]);
   const floors = results.filter((r) => r.scenario.includes('(stack floor)'));
   return `| target | measured | |
@@ -535,8 +584,7 @@ function soakSection(soak) {
   return `API-key ping at full load (50 connections, ${KEYS} keys, recording on) on the embedded default for ${SOAK_MINUTES} minutes, in
 30 s slices (${fmt(soak.requests / 1e6, 2)} M requests). RSS read every 5 s; after minute 1, the median of the first third of the
 ${soak.readings} readings was ${fmt(soak.early)} MiB and of the last third ${fmt(soak.late)} MiB (**${fmt(soak.growth * 100, 1)}%**). A single
-reading moves by up to ±70 MiB with the young generation's cycle (64 MiB semi-spaces, docs/DECISIONS.md), as the
-table's end-of-slice readings show, so two readings cannot judge growth. The limiter keeps one counter per key and endpoint (no per-hit data); the API-key cache one
+reading moves with the young generation's cycle (docs/DECISIONS.md, "Young generation"), so two readings cannot judge growth. The limiter keeps one counter per key and endpoint (no per-hit data); the API-key cache one
 entry per key.
 
 | after s | req/s | RSS MiB |
@@ -644,6 +692,11 @@ each: every IP's first 30 per minute run argon2id (at most half the cores hash a
 the rest answer 429. The flood starts with the first measured run, so that run holds a fresh window's
 burst of argon2 work; its p99 is the worst run's.
 
+**Memory footprint** (the RSS rows of the targets table): for each mode a fresh app, started as \`npm run start:prod\`
+starts it, is read ${FOOTPRINT.settleS} s after start (idle), then ${KEYS} keys are created and the API-key ping runs for ${FOOTPRINT.loadS} s at full
+load (50 connections) before the second reading. \`npm run bench:memory\` measures only this, in a few minutes.
+docs/DECISIONS.md, "Memory footprint", says where the memory goes.
+
 ## Usage recording overhead
 
 API-key ping, allowed path, same build, \`USAGE_RECORDING=on\` (default) vs \`off\`: two servers up
@@ -745,6 +798,11 @@ async function main() {
   watchdog.unref();
   L.pinSelfToLoadCore();
   build();
+  if (MEMORY_ONLY) {
+    for (const mode of Object.keys(MODES)) await runFootprint(mode);
+    console.log(`\n| target | measured | |\n|---|---|---|\n${footprintRows().map((r) => `| ${r.join(' | ')} |`).join('\n')}`);
+    return;
+  }
   if (PROFILE_ONLY) {
     const p = await runProfile();
     console.log(`${Math.round(p.rps)} req/s while profiled\n${markdown(p.summary, { requests: p.requests })}\n\n${groupTable(p.groups)}`);
@@ -759,6 +817,7 @@ async function main() {
     await runMode('pg');
   }
   await runBare('bare node:http (end)');
+  if (!QUICK) for (const mode of Object.keys(MODES)) await runFootprint(mode);
   let profile;
   let argon2Ms;
   if (!QUICK) {

@@ -63,7 +63,9 @@ export class ReadThroughCache<V extends CacheableValue> {
   private dueTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: ReadThroughCacheOptions<V>) {
-    this.entries = new LRUCache<string, Entry<V>>({ max: options.max, ttl: 2 * options.refreshMs });
+    // Bounded by maxSize at one unit an entry, not by max: with max, lru-cache allocates its arrays
+    // for all `max` entries up front (~4 MiB for 100,000), however few the cache ever holds.
+    this.entries = new LRUCache<string, Entry<V>>({ maxSize: options.max, sizeCalculation: () => 1, ttl: 2 * options.refreshMs });
   }
 
   /** The cached value, or undefined; a due refresh starts in the background. */

@@ -6,6 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { AppConfig } from '../config/app-config';
 import { applyMigrations } from './migrations';
+import { pgliteModule } from './pglite-module';
 
 /** DATA_DIR=memory:// keeps the embedded database in memory (tests, demos). */
 export const IN_MEMORY = 'memory://';
@@ -29,7 +30,9 @@ export async function openDatabase(config: AppConfig): Promise<Database> {
     dir = join(config.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
   }
-  const pglite = new PGlite(dir);
+  const wasmModule = await pgliteModule();
+  if (wasmModule === undefined) new Logger('Database').warn('This PGlite build does not hold the expected built-in settings: running with its 128 MB buffer pool');
+  const pglite = new PGlite(dir, { wasmModule });
   const applied = await applyMigrations(pglite);
   if (applied.length > 0 && config.env !== 'test') new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
   if (config.env === 'production') new Logger('Database').warn(`Embedded database in ${dir}: data and rate limits are local to this instance`);
