@@ -73,7 +73,10 @@ function build(rev) {
   const dir = fs.mkdtempSync(path.join(tmpRoot, 'build-'));
   if (rev === 'worktree') {
     for (const f of ['src', 'prisma', 'package.json', 'prisma.config.ts', 'tsconfig.json', 'tsconfig.build.json']) {
-      fs.cpSync(path.join(L.ROOT, f), path.join(dir, f), { recursive: true, filter: (p) => !p.includes(`${path.sep}generated${path.sep}`) });
+      fs.cpSync(path.join(L.ROOT, f), path.join(dir, f), {
+        recursive: true,
+        filter: (p) => !p.includes(`${path.sep}generated${path.sep}`),
+      });
     }
   } else {
     run('sh', ['-c', `git archive ${JSON.stringify(rev)} | tar -x -C ${JSON.stringify(dir)}`], L.ROOT);
@@ -89,7 +92,9 @@ function countInstructions(pid) {
   let out = '';
   let perf;
   try {
-    perf = spawn('perf', ['stat', '-x,', '-e', 'instructions:u,instructions:k', '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+    perf = spawn('perf', ['stat', '-x,', '-e', 'instructions:u,instructions:k', '-p', String(pid)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   } catch {
     return { stop: async () => undefined };
   }
@@ -143,7 +148,8 @@ async function callgrindRound(side, keepAs) {
     const result = await L.cannon({ ...side.opts(), amount: REQUESTS, connections: 10 });
     const counted = (await counter.stop()).user / REQUESTS / 1000;
     if (Object.keys(result.statusCodeStats ?? {}).every((code) => code === expected)) return counted;
-    if (attempt === 3) throw new Error(`${side.spec}: rounds keep getting answers other than ${expected}: ${JSON.stringify(result.statusCodeStats)}`);
+    if (attempt === 3)
+      throw new Error(`${side.spec}: rounds keep getting answers other than ${expected}: ${JSON.stringify(result.statusCodeStats)}`);
     L.log(`${side.spec}: round got ${JSON.stringify(result.statusCodeStats)}; counting it again`);
   }
 }
@@ -156,7 +162,11 @@ async function postgresAndRedis(dir, n) {
   const name = `gatehouse_ab_${process.pid}_${n}`;
   const DATABASE_URL = await L.createDatabase(PG_ADMIN_URL, name);
   databases.push(name);
-  execFileSync(path.join(L.ROOT, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], { cwd: dir, env: { ...process.env, DATABASE_URL }, stdio: 'ignore' });
+  execFileSync(path.join(L.ROOT, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
+    cwd: dir,
+    env: { ...process.env, DATABASE_URL },
+    stdio: 'ignore',
+  });
   return { DATABASE_URL, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}-${n}:` };
 }
 
@@ -169,7 +179,10 @@ async function main() {
   L.setLogDir(tmpRoot);
   if (CALLGRIND) {
     const out = path.join(tmpRoot, 'callgrind.%p');
-    L.setWrapper(['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', '--separate-threads=yes'], 600_000);
+    L.setWrapper(
+      ['valgrind', '--tool=callgrind', `--callgrind-out-file=${out}`, '--smc-check=all-non-file', '--separate-threads=yes'],
+      600_000,
+    );
   }
   // Under callgrind a warm-up by amount (the JIT tiers up by calls, not time) and fewer keys (each of
   // the app's is made through the API, minutes for 400 under valgrind), the same number for every side.
@@ -182,10 +195,17 @@ async function main() {
     const [rev, ...envPairs] = spec.split(':');
     if (rev === 'bare' || rev === 'floor') {
       const flags = envPairs[1] === 'app-flags' ? [...L.appNodeFlags(L.ROOT), ...PROFILE_FLAGS] : PROFILE_FLAGS;
-      const server = rev === 'bare' ? await L.startBare(PROFILE_FLAGS) : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` }, flags);
+      const server =
+        rev === 'bare'
+          ? await L.startBare(PROFILE_FLAGS)
+          : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` }, flags);
       const opts = () => ({
         url: `http://${L.HOST}:${server.port}`,
-        requests: floorKeys.map((k) => ({ method: 'GET', path: rev === 'bare' ? '/' : '/api/v1/public/ping', headers: { 'x-api-key': k } })),
+        requests: floorKeys.map((k) => ({
+          method: 'GET',
+          path: rev === 'bare' ? '/' : '/api/v1/public/ping',
+          headers: { 'x-api-key': k },
+        })),
       });
       await L.cannon({ ...opts(), ...(CALLGRIND ? warm : { duration: 5 }) });
       process.kill(server.pid, 'SIGSTOP');
@@ -194,7 +214,13 @@ async function main() {
     }
     const pg = envPairs[0] === 'pg';
     if (pg) envPairs.shift();
-    const env = Object.fromEntries(envPairs.join(':').split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    const env = Object.fromEntries(
+      envPairs
+        .join(':')
+        .split(',')
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    );
     L.log(`building ${rev}`);
     const dir = build(rev);
     L.setAppDir(dir);
@@ -232,7 +258,9 @@ async function main() {
       side.cpu.push(m.cpuUsPerReq);
       side.p99.push(m.p99);
       if (instr) side.instr.push((instr.user + instr.kernel) / m.total / 1000);
-      L.log(`${side.spec}: ${Math.round(m.rps)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs/req${instr ? `, ${side.instr.at(-1).toFixed(1)}k instructions/req` : ''}`);
+      L.log(
+        `${side.spec}: ${Math.round(m.rps)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs/req${instr ? `, ${side.instr.at(-1).toFixed(1)}k instructions/req` : ''}`,
+      );
     }
   }
   if (PROFILE) {
@@ -255,7 +283,9 @@ async function main() {
     console.log('|---|---|---|');
     for (const s of sides) {
       process.kill(s.app.pid, 'SIGCONT');
-      console.log(`| ${s.spec} | ${L.median(s.instr).toFixed(1)} [${s.instr.map((x) => x.toFixed(1)).join(' ')}] | ${Math.min(...s.instr).toFixed(1)} |`);
+      console.log(
+        `| ${s.spec} | ${L.median(s.instr).toFixed(1)} [${s.instr.map((x) => x.toFixed(1)).join(' ')}] | ${Math.min(...s.instr).toFixed(1)} |`,
+      );
     }
     for (const s of sides) await L.stop(s.app.child, 60_000);
     return;
@@ -270,7 +300,9 @@ async function main() {
     const instr = s.instr.length ? `${L.median(s.instr).toFixed(1)} [${list(s.instr, 1)}]` : '– (perf stat unavailable)';
     const ratios = bare ? s.rps.map((r, i) => r / bare.rps[i]) : [];
     const times = bare ? ` ${L.median(ratios).toFixed(2)} [${list(ratios, 2)}] |` : '';
-    console.log(`| ${s.spec} | ${Math.round(L.median(s.rps))} [${list(s.rps, 0)}] |${times} ${L.median(s.cpu).toFixed(1)} [${list(s.cpu, 1)}] | ${instr} | ${L.median(s.p99)} | ${L.rssMiB(s.app.pid).toFixed(0)} |`);
+    console.log(
+      `| ${s.spec} | ${Math.round(L.median(s.rps))} [${list(s.rps, 0)}] |${times} ${L.median(s.cpu).toFixed(1)} [${list(s.cpu, 1)}] | ${instr} | ${L.median(s.p99)} | ${L.rssMiB(s.app.pid).toFixed(0)} |`,
+    );
   }
   for (const s of sides) await L.stop(s.app.child);
 }

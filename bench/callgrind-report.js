@@ -173,10 +173,17 @@ function report(callgrindFile, perfMap, requests, top = 40) {
     const k = n.js ? n.name : `${n.name} ${n.where}`;
     byName.set(k, (byName.get(k) || 0) + n.own);
   }
-  const lines = [`${per(total)}k instructions per request (main thread, ${requests} requests)`, '', '| package or object | k instr/req | share |', '|---|---|---|'];
-  for (const [w, v] of [...byWhere].sort((a, b) => b[1] - a[1])) if (v / requests >= 50) lines.push(`| ${w} | ${per(v)} | ${((100 * v) / total).toFixed(1)}% |`);
+  const lines = [
+    `${per(total)}k instructions per request (main thread, ${requests} requests)`,
+    '',
+    '| package or object | k instr/req | share |',
+    '|---|---|---|',
+  ];
+  for (const [w, v] of [...byWhere].sort((a, b) => b[1] - a[1]))
+    if (v / requests >= 50) lines.push(`| ${w} | ${per(v)} | ${((100 * v) / total).toFixed(1)}% |`);
   lines.push('', `| function (with the builtins and runtime it calls) | k instr/req |`, '|---|---|');
-  for (const [name, v] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`| ${name.replace(/\|/g, '\\|')} | ${per(v)} |`);
+  for (const [name, v] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, top))
+    lines.push(`| ${name.replace(/\|/g, '\\|')} | ${per(v)} |`);
   return lines.join('\n');
 }
 

@@ -16,9 +16,7 @@ let running = false;
 process.on('SIGWINCH', () => {
   if (!running) {
     running = true;
-    session.post('Profiler.enable', () =>
-      session.post('Profiler.setSamplingInterval', { interval }, () => session.post('Profiler.start')),
-    );
+    session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval }, () => session.post('Profiler.start')));
     return;
   }
   running = false;

@@ -126,7 +126,8 @@ function stackProviders() {
     }
   }
   Injectable()(KeyStrategy);
-  if (mode === 'stack') return [KeyStrategy, { provide: APP_GUARD, useClass: AuthGuard('api-key') }, { provide: APP_GUARD, useClass: ThrottlerGuard }];
+  if (mode === 'stack')
+    return [KeyStrategy, { provide: APP_GUARD, useClass: AuthGuard('api-key') }, { provide: APP_GUARD, useClass: ThrottlerGuard }];
 
   class LeanAuthGuard {
     constructor(strategy) {
@@ -149,7 +150,15 @@ function stackProviders() {
     canActivate(context) {
       const throttler = this.throttlers[0];
       const { getTracker, generateKey } = this.commonOptions;
-      return this.handleRequest({ context, limit: throttler.limit, ttl: throttler.ttl, blockDuration: throttler.ttl, throttler, getTracker, generateKey });
+      return this.handleRequest({
+        context,
+        limit: throttler.limit,
+        ttl: throttler.ttl,
+        blockDuration: throttler.ttl,
+        throttler,
+        getTracker,
+        generateKey,
+      });
     }
   }
   if (mode === 'stack-contract') {

@@ -174,7 +174,8 @@ async function startReference(script, args, readyPath, readyStatuses, env = {}, 
 const startBare = (nodeFlags = []) => startReference('bare-server.js', [], '/', [200], {}, nodeFlags);
 
 /** The stack's floor (bench/floor-server.js): NestJS + Fastify in one of its modes (401 or 403 without a key: up too). */
-const startFloor = (mode, env, nodeFlags) => startReference('floor-server.js', [mode], '/api/v1/public/ping', [200, 401, 403], env, nodeFlags);
+const startFloor = (mode, env, nodeFlags) =>
+  startReference('floor-server.js', [mode], '/api/v1/public/ping', [200, 401, 403], env, nodeFlags);
 
 // ---------------------------------------------------------------- /proc
 
@@ -316,7 +317,11 @@ async function setupAccount(port, { keyCount, userCount }) {
   const limitedKey = keys.pop();
   const tokens = await pool(userCount, 4, async (i) => {
     const email = `bench-member-${i}@example.com`;
-    const inv = await expect(request('POST', port, '/api/v1/team/invitations', { body: { email, role: 'ANALYST' }, headers: auth }), 201, 'invite');
+    const inv = await expect(
+      request('POST', port, '/api/v1/team/invitations', { body: { email, role: 'ANALYST' }, headers: auth }),
+      201,
+      'invite',
+    );
     const localAddress = `127.0.0.${2 + Math.floor(i / 25)}`;
     const res = await expect(
       request('POST', port, '/api/v1/auth/invitations/accept', { body: { token: inv.token, password: MEMBER_PASSWORD }, localAddress }),

@@ -18,7 +18,10 @@ function moduleOf({ url, functionName }) {
   const dist = /\/dist\/(?:src\/)?([^/]+)/.exec(url);
   if (dist) return `gatehouse ${dist[1].endsWith('.js') ? dist[1] : `${dist[1]}/`}`;
   if (url.startsWith('node:')) {
-    const parts = url.slice(5).replace(/^internal\//, '').split('/');
+    const parts = url
+      .slice(5)
+      .replace(/^internal\//, '')
+      .split('/');
     return `node:${parts[0].replace(/\.js$/, '').replace(/^_/, '').replace(/_.*$/, '')}`;
   }
   return url.replace(/^file:\/\//, '');
@@ -93,22 +96,26 @@ function markdown(summary, { requests } = {}) {
     lines.push(`| ${r.name} | ${r.ms.toFixed(0)} | ${(r.share * 100).toFixed(1)}%${perReq(r.ms)} | ${incl} |`);
   }
   lines.push('', `| function — module:line (self time) | ms | share |`, '|---|---|---|');
-  for (const r of summary.functions) lines.push(`| ${r.name.replace(/\|/g, '\\|')} | ${r.ms.toFixed(0)} | ${(r.share * 100).toFixed(1)}% |`);
+  for (const r of summary.functions)
+    lines.push(`| ${r.name.replace(/\|/g, '\\|')} | ${r.ms.toFixed(0)} | ${(r.share * 100).toFixed(1)}% |`);
   return lines.join('\n');
 }
 
 /** Coarse groups for comparing two profiles: whose code the self time is in. */
 function groupOf(mod) {
-  if (mod.startsWith('gatehouse ') || mod.endsWith('/bench/floor-server.js')) return "own code (Gatehouse's dist/, floor-server.js's guard)";
+  if (mod.startsWith('gatehouse ') || mod.endsWith('/bench/floor-server.js'))
+    return "own code (Gatehouse's dist/, floor-server.js's guard)";
   if (/^(passport|passport-[a-z]+|@nestjs\/passport)$/.test(mod)) return 'passport-headerapikey, passport, @nestjs/passport';
   if (mod === '@nestjs/throttler') return '@nestjs/throttler';
   if (/^(@nestjs\/|rxjs$|reflect-metadata$|tslib$|iterare$)/.test(mod)) return 'NestJS (core, common, platform-fastify)';
-  if (/^(fastify$|find-my-way$|@fastify\/|toad-cache$|avvio$|light-my-request$|fast-|safe-regex2$|ret$|abstract-logging$)/.test(mod)) return 'Fastify';
+  if (/^(fastify$|find-my-way$|@fastify\/|toad-cache$|avvio$|light-my-request$|fast-|safe-regex2$|ret$|abstract-logging$)/.test(mod))
+    return 'Fastify';
   if (mod === 'lru-cache') return 'lru-cache (API-key and account caches)';
   if (/^(@prisma\/|@electric-sql\/|pglite-prisma-adapter$|pg$|pg-|ioredis$)/.test(mod)) return 'database and Redis clients';
   if (/^(pino|nestjs-pino$|sonic-boom$|thread-stream$)/.test(mod)) return 'logging';
   if (mod === '(garbage collector)') return 'GC';
-  if (mod.startsWith('node:') || mod === '(V8 builtins / native)' || mod === '(program)') return 'Node + V8 (HTTP, streams, ticks, promise jobs, socket writes, SHA-256)';
+  if (mod.startsWith('node:') || mod === '(V8 builtins / native)' || mod === '(program)')
+    return 'Node + V8 (HTTP, streams, ticks, promise jobs, socket writes, SHA-256)';
   return 'other';
 }
 

@@ -50,8 +50,21 @@ L.setLogDir(tmpRoot);
 const commands = [];
 
 const sh = (cmd, args, env) => {
-  commands.push(`${env ? Object.entries(env).map(([k, v]) => `${k}=${v} `).join('') : ''}${cmd} ${args.join(' ')}`);
-  return execFileSync(cmd, args, { cwd: L.ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }).toString();
+  commands.push(
+    `${
+      env
+        ? Object.entries(env)
+            .map(([k, v]) => `${k}=${v} `)
+            .join('')
+        : ''
+    }${cmd} ${args.join(' ')}`,
+  );
+  return execFileSync(cmd, args, {
+    cwd: L.ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 << 20,
+  }).toString();
 };
 
 // ---------------------------------------------------------------- modes
@@ -98,7 +111,9 @@ async function scenario(name, mode, app, makeOpts, timing = TIMING) {
   L.log(`${mode}: ${name}`);
   const row = { scenario: name, mode, ...(await L.measure(app.pid, makeOpts, timing)) };
   results.push(row);
-  L.log(`  ${Math.round(row.rps)} req/s [${row.rpsRuns.join(' ')}], p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.cpuUsPerReq.toFixed(0)} µs CPU/req, RSS ${row.rss.toFixed(0)} MiB, other load ${row.other.toFixed(2)}, codes ${JSON.stringify(row.codes)}`);
+  L.log(
+    `  ${Math.round(row.rps)} req/s [${row.rpsRuns.join(' ')}], p50 ${row.p50} ms, p99 ${row.p99} ms, ${row.cpuUsPerReq.toFixed(0)} µs CPU/req, RSS ${row.rss.toFixed(0)} MiB, other load ${row.other.toFixed(2)}, codes ${JSON.stringify(row.codes)}`,
+  );
   return row;
 }
 
@@ -117,7 +132,9 @@ async function runMode(modeName) {
     // Recording on (the default): every scenario.
     let app = await L.startApp(L.appEnv({ ...env, USAGE_RECORDING: 'on' }));
     const shown = Object.entries({ NODE_ENV: 'production', ...env, USAGE_RECORDING: 'on|off' }).map(([k, v]) => `${k}=${v}`);
-    commands.push(`${shown.join(' ')} JWT_SECRET=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`);
+    commands.push(
+      `${shown.join(' ')} JWT_SECRET=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`,
+    );
     const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: USERS });
     L.log(`${modeName}: ${acct.keys.length} keys, ${acct.tokens.length} members ready`);
     const ping = await scenario('API-key ping, allowed', modeName, app, pingAllowed(app, acct.keys));
@@ -139,7 +156,12 @@ async function runMode(modeName) {
       };
       await scenario('nonce issue (POST /widget/nonces)', modeName, app, () => ({
         url: url(app.port),
-        requests: rotate(acct.keys, (k) => ({ method: 'POST', path: '/api/v1/widget/nonces', headers: { 'x-api-key': k }, onResponse: collect })),
+        requests: rotate(acct.keys, (k) => ({
+          method: 'POST',
+          path: '/api/v1/widget/nonces',
+          headers: { 'x-api-key': k },
+          onResponse: collect,
+        })),
       }));
       // Verify each issued nonce once: warm-up and the three runs each get a quarter of them.
       const chunk = Math.floor(nonces.length / 4);
@@ -157,7 +179,11 @@ async function runMode(modeName) {
               headers: { 'content-type': 'application/json' },
               setupRequest: (req) => {
                 const n = i++;
-                return { ...req, headers: { ...req.headers, 'x-api-key': acct.keys[n % acct.keys.length] }, body: JSON.stringify({ nonce: slice[n % slice.length] }) };
+                return {
+                  ...req,
+                  headers: { ...req.headers, 'x-api-key': acct.keys[n % acct.keys.length] },
+                  body: JSON.stringify({ nonce: slice[n % slice.length] }),
+                };
               },
               onResponse: (status, body) => {
                 if (status === 200 && body.includes('"valid":true')) valid++;
@@ -169,7 +195,9 @@ async function runMode(modeName) {
       r.note = `${valid} of ${chunk * 4} verifies answered valid:true`;
       await scenario('login flood (POST /auth/login, right password)', modeName, app, () => ({
         url: url(app.port),
-        requests: [{ method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(L.OWNER) }],
+        requests: [
+          { method: 'POST', path: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, body: JSON.stringify(L.OWNER) },
+        ],
       }));
       await pingDuringLoginFlood(modeName, app, acct);
     }
@@ -306,7 +334,9 @@ async function recordingAB(modeName, env, acct) {
       quietWaitS: 0,
     };
     results.push(r);
-    L.log(`  ${name}: ${Math.round(r.rps)} req/s [${r.rpsRuns.join(' ')}], p99 ${r.p99} ms, ${r.cpuUsPerReq.toFixed(0)} µs CPU/req, other load ${r.other.toFixed(2)}`);
+    L.log(
+      `  ${name}: ${Math.round(r.rps)} req/s [${r.rpsRuns.join(' ')}], p99 ${r.p99} ms, ${r.cpuUsPerReq.toFixed(0)} µs CPU/req, other load ${r.other.toFixed(2)}`,
+    );
   }
 }
 
@@ -326,7 +356,10 @@ async function runFloors() {
     ['guard-redis', 'NestJS + Fastify + minimal key guard, counter in Redis: one EVALSHA per request (stack floor)'],
     ['stack', 'NestJS + Fastify + @nestjs/passport AuthGuard + ThrottlerGuard, O(1) storage answering after I/O polling (stack floor)'],
     ['stack-lean', 'NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them (stack floor)'],
-    ['stack-contract', "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's response head (stack floor)"],
+    [
+      'stack-contract',
+      "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's response head (stack floor)",
+    ],
   ]) {
     const floor = await L.startFloor(mode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}floor:` });
     commands.push(floor.child.command);
@@ -355,7 +388,12 @@ async function runSoak() {
   try {
     while (Date.now() - t0 < SOAK_MINUTES * 60_000) {
       const r = await L.cannon({ ...opts, duration: 30 });
-      samples.push({ atS: Math.round((Date.now() - t0) / 1000), rps: r.requests.total / r.duration, rss: L.rssMiB(app.pid), codes: r.statusCodeStats });
+      samples.push({
+        atS: Math.round((Date.now() - t0) / 1000),
+        rps: r.requests.total / r.duration,
+        rss: L.rssMiB(app.pid),
+        codes: r.statusCodeStats,
+      });
     }
   } finally {
     clearInterval(sampler);
@@ -384,7 +422,9 @@ async function runFootprint(modeName) {
       const idle = L.rssMiB(app.pid);
       const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 });
       const afterSetup = L.rssMiB(app.pid);
-      L.log(`${modeName}: footprint, RSS ${fmt(idle)} MiB idle, ${fmt(afterSetup)} MiB with ${acct.keys.length} keys; ${FOOTPRINT.loadS} s of API-key ping`);
+      L.log(
+        `${modeName}: footprint, RSS ${fmt(idle)} MiB idle, ${fmt(afterSetup)} MiB with ${acct.keys.length} keys; ${FOOTPRINT.loadS} s of API-key ping`,
+      );
       const r = await L.cannon({ ...pingAllowed(app, acct.keys)(), duration: FOOTPRINT.loadS });
       const fp = { idle, afterSetup, afterLoad: L.rssMiB(app.pid), peak: L.peakRssMiB(app.pid), rps: r.requests.total / r.duration };
       footprints[modeName] = fp;
@@ -405,8 +445,16 @@ function footprintRows() {
     const t = MEMORY_TARGETS[mode];
     const label = MODES[mode].label;
     return [
-      [`RSS idle, ${label}: <= ${t.idle} MiB`, `${fmt(fp.idle)} MiB (${FOOTPRINT.settleS} s after start; ${fmt(fp.afterSetup)} MiB once ${KEYS} keys were created)`, verdict(fp.idle <= t.idle)],
-      [`RSS after load, ${label}: <= ${t.afterLoad} MiB`, `${fmt(fp.afterLoad)} MiB after ${FOOTPRINT.loadS} s of API-key ping at ${fmt(fp.rps)} req/s (peak ${fmt(fp.peak)} MiB)`, verdict(fp.afterLoad <= t.afterLoad)],
+      [
+        `RSS idle, ${label}: <= ${t.idle} MiB`,
+        `${fmt(fp.idle)} MiB (${FOOTPRINT.settleS} s after start; ${fmt(fp.afterSetup)} MiB once ${KEYS} keys were created)`,
+        verdict(fp.idle <= t.idle),
+      ],
+      [
+        `RSS after load, ${label}: <= ${t.afterLoad} MiB`,
+        `${fmt(fp.afterLoad)} MiB after ${FOOTPRINT.loadS} s of API-key ping at ${fmt(fp.rps)} req/s (peak ${fmt(fp.peak)} MiB)`,
+        verdict(fp.afterLoad <= t.afterLoad),
+      ],
     ];
   });
 }
@@ -477,7 +525,9 @@ function versions() {
       return '?';
     }
   };
-  const osName = (/PRETTY_NAME="([^"]+)"/.exec(fs.existsSync('/etc/os-release') ? fs.readFileSync('/etc/os-release', 'utf8') : '') || [])[1] || os.type();
+  const osName =
+    (/PRETTY_NAME="([^"]+)"/.exec(fs.existsSync('/etc/os-release') ? fs.readFileSync('/etc/os-release', 'utf8') : '') || [])[1] ||
+    os.type();
   let pgVersion = '?';
   let redisVersion = '?';
   try {
@@ -490,7 +540,20 @@ function versions() {
   } catch {
     // as above
   }
-  const pkgs = ['@nestjs/core', '@nestjs/platform-fastify', 'fastify', '@nestjs/passport', 'passport', '@nestjs/throttler', '@prisma/client', '@electric-sql/pglite', 'pg', 'ioredis', 'argon2', 'autocannon'];
+  const pkgs = [
+    '@nestjs/core',
+    '@nestjs/platform-fastify',
+    'fastify',
+    '@nestjs/passport',
+    'passport',
+    '@nestjs/throttler',
+    '@prisma/client',
+    '@electric-sql/pglite',
+    'pg',
+    'ioredis',
+    'argon2',
+    'autocannon',
+  ];
   return [
     `- Node ${process.version}, ${osName} (kernel ${os.release()}), ${os.cpus().length} × ${os.cpus()[0].model}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
     `- PostgreSQL ${pgVersion}, Redis ${redisVersion}`,
@@ -521,7 +584,10 @@ function targets(bare, soak) {
     return r ? ` (${label}: ${fmt(ratio(r), 2)} ×)` : '';
   };
   const redisFloor = floorNote(REDIS_FLOOR, 'NestJS + Fastify + minimal key guard, counter in Redis');
-  const contractFloor = floorNote(CONTRACT_FLOOR, "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's");
+  const contractFloor = floorNote(
+    CONTRACT_FLOOR,
+    "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's",
+  );
   // The verdict is the median of the rounds in turns; the single scenario's ratio is shown beside it.
   const inTurns = (mode) => {
     const t = turns[mode];
@@ -542,8 +608,18 @@ function targets(bare, soak) {
   const single = (r, floor) => `; the scenario alone: ${fmt(ratio(r), 2)} ×, p99 ${fmt(r.p99)} ms${floor}`;
   const pgTurns = inTurns('pg');
   const embeddedTurns = inTurns('embedded');
-  if (allowed.pg && pgTurns) rows.push(['API-key request, PostgreSQL + Redis: >= 0.40 × bare, p99 <= 10 ms', pgTurns.text + single(allowed.pg, redisFloor), verdict(pgTurns.ratio >= 0.4 && pgTurns.p99 <= 10)]);
-  if (allowed.embedded && embeddedTurns) rows.push(['API-key request, embedded: >= 0.55 × bare', embeddedTurns.text + single(allowed.embedded, contractFloor), verdict(embeddedTurns.ratio >= 0.55)]);
+  if (allowed.pg && pgTurns)
+    rows.push([
+      'API-key request, PostgreSQL + Redis: >= 0.40 × bare, p99 <= 10 ms',
+      pgTurns.text + single(allowed.pg, redisFloor),
+      verdict(pgTurns.ratio >= 0.4 && pgTurns.p99 <= 10),
+    ]);
+  if (allowed.embedded && embeddedTurns)
+    rows.push([
+      'API-key request, embedded: >= 0.55 × bare',
+      embeddedTurns.text + single(allowed.embedded, contractFloor),
+      verdict(embeddedTurns.ratio >= 0.55),
+    ]);
   // In turns: the median of each round's 429 µs over its allowed µs (within 5%: CPU µs move by more
   // than that between runs); the scenarios alone beside it.
   for (const mode of Object.keys(MODES)) {
@@ -563,7 +639,12 @@ function targets(bare, soak) {
     if (flood) rows.push([`Login flood: API-key p99 <= 20 ms (${mode}, worst run)`, `${fmt(flood.p99)} ms`, verdict(flood.p99 <= 20)]);
   }
   rows.push(...footprintRows());
-  if (soak) rows.push([`Soak (${SOAK_MINUTES} min, embedded): RSS growth < 10%`, `${fmt(soak.early)} → ${fmt(soak.late)} MiB (${fmt(soak.growth * 100, 1)}%; medians of the first and last thirds)`, verdict(soak.growth < 0.1)]);
+  if (soak)
+    rows.push([
+      `Soak (${SOAK_MINUTES} min, embedded): RSS growth < 10%`,
+      `${fmt(soak.early)} → ${fmt(soak.late)} MiB (${fmt(soak.growth * 100, 1)}%; medians of the first and last thirds)`,
+      verdict(soak.growth < 0.1),
+    ]);
   const floors = results.filter((r) => r.scenario.includes('(stack floor)'));
   return `| target | measured | |
 |---|---|---|
@@ -630,8 +711,13 @@ function report({ profile, argon2Ms, soak, elapsedS }) {
   const overhead = Object.keys(MODES)
     .map((m) => [m, find(m, 'API-key ping, allowed, A/B USAGE_RECORDING=on'), find(m, 'API-key ping, allowed, A/B USAGE_RECORDING=off')])
     .filter(([, on, off]) => on && off)
-    .map(([m, on, off]) => `| ${MODES[m].label} | ${fmt(on.rps)} | ${fmt(off.rps)} | ${fmt((1 - on.rps / off.rps) * 100, 1)}% | ${fmt(on.cpuUsPerReq)} / ${fmt(off.cpuUsPerReq)} |`);
-  const modeNote = Object.entries(MODES).map(([k, m]) => `\`${k}\` = ${m.label}`).join('; ');
+    .map(
+      ([m, on, off]) =>
+        `| ${MODES[m].label} | ${fmt(on.rps)} | ${fmt(off.rps)} | ${fmt((1 - on.rps / off.rps) * 100, 1)}% | ${fmt(on.cpuUsPerReq)} / ${fmt(off.cpuUsPerReq)} |`,
+    );
+  const modeNote = Object.entries(MODES)
+    .map(([k, m]) => `\`${k}\` = ${m.label}`)
+    .join('; ');
   return `# Benchmarks
 
 _Generated by \`npm run bench\` (bench/run.js) on ${started.toISOString()}, in ${fmt(elapsedS)} s. Do not edit by hand: rerun the script._
@@ -749,7 +835,10 @@ ${groupTable(profile.groups)}`
 ## Commands
 
 \`\`\`sh
-${commands.join('\n').replaceAll(tmpRoot, '$BENCH_TMP').replaceAll(L.ROOT + '/', '')}
+${commands
+  .join('\n')
+  .replaceAll(tmpRoot, '$BENCH_TMP')
+  .replaceAll(L.ROOT + '/', '')}
 # load (in-process autocannon, equivalent to):
 ${L.HAS_TASKSET ? 'taskset -c 1 ' : ''}npx autocannon -c 50 -d ${TIMING.duration} -H 'x-api-key: <key i>' http://127.0.0.1:<port>/api/v1/public/ping
 \`\`\`
@@ -773,7 +862,9 @@ let builtFrom = '?';
 function build() {
   try {
     const dirty = execFileSync('git', ['status', '--porcelain', 'src'], { cwd: L.ROOT }).toString().trim();
-    builtFrom = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: L.ROOT }).toString().trim() + (dirty ? ' (src/ had uncommitted changes)' : '');
+    builtFrom =
+      execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: L.ROOT }).toString().trim() +
+      (dirty ? ' (src/ had uncommitted changes)' : '');
   } catch {
     /* not a git checkout */
   }
@@ -800,7 +891,11 @@ async function main() {
   build();
   if (MEMORY_ONLY) {
     for (const mode of Object.keys(MODES)) await runFootprint(mode);
-    console.log(`\n| target | measured | |\n|---|---|---|\n${footprintRows().map((r) => `| ${r.join(' | ')} |`).join('\n')}`);
+    console.log(
+      `\n| target | measured | |\n|---|---|---|\n${footprintRows()
+        .map((r) => `| ${r.join(' | ')} |`)
+        .join('\n')}`,
+    );
     return;
   }
   if (PROFILE_ONLY) {
@@ -828,7 +923,13 @@ async function main() {
   const soak = SOAK_MINUTES > 0 ? await runSoak() : undefined;
   const doc = report({ profile, argon2Ms, soak, elapsedS: (Date.now() - t0) / 1000 });
   if (QUICK) {
-    console.log(`\n${doc.split('\n## Usage')[0].split('\n').filter((l) => l.startsWith('|')).join('\n')}`);
+    console.log(
+      `\n${doc
+        .split('\n## Usage')[0]
+        .split('\n')
+        .filter((l) => l.startsWith('|'))
+        .join('\n')}`,
+    );
   } else {
     fs.mkdirSync(path.join(L.ROOT, 'docs'), { recursive: true });
     fs.writeFileSync(path.join(L.ROOT, 'docs', 'BENCHMARKS.md'), doc);

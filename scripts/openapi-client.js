@@ -32,7 +32,8 @@ async function main() {
 
 // `--types FILE`: print the types of the document in FILE (the drift test's way in, since Jest's
 // module loader cannot load openapi-typescript's ES modules).
-const run = process.argv[2] === '--types' ? async () => process.stdout.write(await typesOf(JSON.parse(readFileSync(process.argv[3], 'utf8')))) : main;
+const run =
+  process.argv[2] === '--types' ? async () => process.stdout.write(await typesOf(JSON.parse(readFileSync(process.argv[3], 'utf8')))) : main;
 run().catch((err) => {
   console.error(err);
   process.exit(1);

@@ -92,7 +92,8 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
     const usage = app.get(UsageRecorder);
     fastify.addHook('onResponse', (req, reply, done) => {
       const principal = req.user ?? req.attributedTo;
-      if (principal && req.url.startsWith('/api/')) usage.record({ principal, endpoint: endpointOf(req), status: reply.statusCode, at: Date.now() });
+      if (principal && req.url.startsWith('/api/'))
+        usage.record({ principal, endpoint: endpointOf(req), status: reply.statusCode, at: Date.now() });
       done();
     });
   }

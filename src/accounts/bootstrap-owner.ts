@@ -22,13 +22,17 @@ export class BootstrapOwner implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const owner = this.config.bootstrapOwner;
-    const signInAs = owner === undefined ? undefined : `sign in as ${normalizeEmail(owner.email)} with POST /api/v1/auth/login, then Authorize with the token`;
+    const signInAs =
+      owner === undefined
+        ? undefined
+        : `sign in as ${normalizeEmail(owner.email)} with POST /api/v1/auth/login, then Authorize with the token`;
     if ((await this.prisma.user.count()) > 0) {
-      this.howToSignIn = signInAs ?? 'sign in with a user\'s email and password: POST /api/v1/auth/login, then Authorize with the token';
+      this.howToSignIn = signInAs ?? "sign in with a user's email and password: POST /api/v1/auth/login, then Authorize with the token";
       return;
     }
     if (owner === undefined) {
-      this.howToSignIn = 'no users yet: restart with BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD (12+ characters) to create the first OWNER';
+      this.howToSignIn =
+        'no users yet: restart with BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD (12+ characters) to create the first OWNER';
       if (this.config.env === 'development') {
         this.logger.warn(
           'No users yet. To get in, restart with BOOTSTRAP_OWNER_EMAIL=<you@example.com> and ' +

@@ -50,7 +50,9 @@ export class ApiKeysService {
   async create(actor: Actor, dto: CreateApiKeyDto): Promise<ApiKeyWithSecretDto> {
     const expiresAt = dto.expiresAt === undefined ? null : new Date(dto.expiresAt);
     if (expiresAt !== null && expiresAt.getTime() <= Date.now()) {
-      throw new AppError('validation_failed', 'expiresAt must be in the future.', [{ field: 'expiresAt', message: 'expiresAt must be in the future' }]);
+      throw new AppError('validation_failed', 'expiresAt must be in the future.', [
+        { field: 'expiresAt', message: 'expiresAt must be in the future' },
+      ]);
     }
     const key = generateApiKey();
     const row = await this.prisma.apiKey.create({

@@ -34,7 +34,9 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
   const createdAt = new Date(at ?? '');
   if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? '')) {
-    throw new AppError('validation_failed', 'cursor is not a nextCursor value.', [{ field: 'cursor', message: 'cursor must be a nextCursor value' }]);
+    throw new AppError('validation_failed', 'cursor is not a nextCursor value.', [
+      { field: 'cursor', message: 'cursor must be a nextCursor value' },
+    ]);
   }
   return { createdAt, id: id! };
 }
@@ -60,7 +62,15 @@ export class AuditService {
 
   /** What `actor` did to a target in their own account. */
   recordBy(actor: Actor, action: AuditAction, target?: AuditEntry['target'], details?: Prisma.InputJsonObject): Promise<void> {
-    return this.record({ accountId: actor.accountId, actorId: actor.userId, actorEmail: actor.email, action, requestId: actor.requestId, target, details });
+    return this.record({
+      accountId: actor.accountId,
+      actorId: actor.userId,
+      actorEmail: actor.email,
+      action,
+      requestId: actor.requestId,
+      target,
+      details,
+    });
   }
 
   async list(accountId: string, q: ListAuditEventsQuery): Promise<AuditEventPageDto> {

@@ -17,10 +17,17 @@ export class AuthController {
   @Post('login')
   @Public()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Exchange email and password for a JWT', description: 'Limited per client IP (30/min) and to 10 failures per email per 15 minutes.' })
+  @ApiOperation({
+    summary: 'Exchange email and password for a JWT',
+    description: 'Limited per client IP (30/min) and to 10 failures per email per 15 minutes.',
+  })
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — unknown email or wrong password (same answer for both)' })
+  @ApiResponse({
+    status: 401,
+    type: ErrorResponseDto,
+    description: 'invalid_credentials — unknown email or wrong password (same answer for both)',
+  })
   login(@Body() dto: LoginDto, @Req() req: Request): Promise<TokenResponseDto> {
     return this.auth.login(dto.email, dto.password, req.id);
   }
@@ -37,7 +44,11 @@ export class AuthController {
   @JwtAuth()
   @ApiOperation({ summary: 'Change the password; every older token stops working, the answer carries a new one' })
   @ApiOkResponse({ type: TokenResponseDto })
-  @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed — wrong current password or a new one that breaks the policy' })
+  @ApiResponse({
+    status: 400,
+    type: ErrorResponseDto,
+    description: 'validation_failed — wrong current password or a new one that breaks the policy',
+  })
   changePassword(@CurrentActor() actor: Actor, @Body() dto: ChangePasswordDto): Promise<TokenResponseDto> {
     return this.auth.changePassword(actor, dto.currentPassword, dto.newPassword);
   }

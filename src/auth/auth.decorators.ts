@@ -24,10 +24,7 @@ export const UNDECLARED: AuthRequirement = { method: 'jwt', roles: [] };
 const errors = (...responses: Array<[number, string]>) =>
   responses.map(([status, description]) => ApiResponse({ status, description, type: ErrorResponseDto }));
 
-const COMMON_ERRORS = errors(
-  [429, 'rate_limit_exceeded — over the limit; see Retry-After'],
-  [500, 'internal_error'],
-);
+const COMMON_ERRORS = errors([429, 'rate_limit_exceeded — over the limit; see Retry-After'], [500, 'internal_error']);
 
 /** Anyone may call this route; limits are per client IP. */
 export const Public = () => applyDecorators(declareAuth({ method: 'none' }), ...COMMON_ERRORS);
@@ -61,5 +58,6 @@ const reflector = new Reflector();
 /** The route's requirement: the handler's declaration, else its controller's, else UNDECLARED. */
 export const requirementOf = perRoute(
   (handler, controller): AuthRequirement =>
-    reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [handler as () => void, controller as () => void]) ?? UNDECLARED,
+    reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [handler as () => void, controller as () => void]) ??
+    UNDECLARED,
 );

@@ -13,15 +13,7 @@ import { UserPrincipalService } from './user-principal.service';
 @Module({
   imports: [ApiKeysModule, PlansModule],
   controllers: [AuthController],
-  providers: [
-    AuthService,
-    TokenService,
-    LoginLockout,
-    UserPrincipalService,
-    ApiKeyStrategy,
-    JwtStrategy,
-    Authenticator,
-  ],
+  providers: [AuthService, TokenService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
   exports: [Authenticator, TokenService, UserPrincipalService],
 })
 export class AuthModule {}

@@ -34,10 +34,24 @@ export class AuthService {
     const { user, verified } = await verifyLogin(() => this.prisma.user.findUnique({ where: { email }, select }), password);
     if (!verified || user === null) {
       await this.lockout.recordFailure(email);
-      if (user !== null) await this.audit.record({ accountId: user.accountId, action: 'auth.login_failed', actorEmail: email, requestId, target: { type: 'user', id: user.id } });
+      if (user !== null)
+        await this.audit.record({
+          accountId: user.accountId,
+          action: 'auth.login_failed',
+          actorEmail: email,
+          requestId,
+          target: { type: 'user', id: user.id },
+        });
       throw new AppError('invalid_credentials').withChallenge(CHALLENGE.bearer);
     }
-    await this.audit.record({ accountId: user.accountId, action: 'auth.login', actorId: user.id, actorEmail: email, requestId, target: { type: 'user', id: user.id } });
+    await this.audit.record({
+      accountId: user.accountId,
+      action: 'auth.login',
+      actorId: user.id,
+      actorEmail: email,
+      requestId,
+      target: { type: 'user', id: user.id },
+    });
     return this.tokens.issue(user);
   }
 
@@ -59,7 +73,9 @@ export class AuthService {
     await this.lockout.assertNotLocked(user.email);
     if (!(await verifyPassword(user.passwordHash, currentPassword))) {
       await this.lockout.recordFailure(user.email);
-      throw new AppError('validation_failed', 'The current password is wrong.', [{ field: 'currentPassword', message: 'currentPassword is wrong' }]);
+      throw new AppError('validation_failed', 'The current password is wrong.', [
+        { field: 'currentPassword', message: 'currentPassword is wrong' },
+      ]);
     }
     const problems = passwordProblems(newPassword, user.email, 'newPassword');
     if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);

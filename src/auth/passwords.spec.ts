@@ -37,7 +37,7 @@ describe('verifyPassword', () => {
     expect(await Promise.all(attempts.map((p) => verifyPassword(hash, p)))).toEqual(attempts.map((p) => p !== 'wrong password'));
   });
 
-  it('refuses every password for an unknown user, even the dummy hash\'s own', async () => {
+  it("refuses every password for an unknown user, even the dummy hash's own", async () => {
     expect(await verifyPassword(null, 'no user has this password')).toBe(false);
     expect(await verifyPassword(null, 'correct horse battery staple')).toBe(false);
     expect(await verifyPassword(null, '')).toBe(false);

@@ -18,7 +18,8 @@ const queued: Array<() => void> = [];
 
 function releaseHashSlot(): void {
   const next = queued.shift();
-  if (next) next(); // the slot is handed over, not re-counted
+  if (next)
+    next(); // the slot is handed over, not re-counted
   else hashing--;
 }
 

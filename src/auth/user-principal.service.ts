@@ -43,7 +43,10 @@ export class UserPrincipalService {
     return userIds.map((id) => {
       const row = byId.get(id);
       if (row === undefined) return ABSENT;
-      return { principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role }, tokenVersion: row.tokenVersion };
+      return {
+        principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role },
+        tokenVersion: row.tokenVersion,
+      };
     });
   }
 }

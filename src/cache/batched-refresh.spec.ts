@@ -13,7 +13,14 @@ interface UserRow {
   tokenVersion: number;
 }
 
-const PLAN = { id: 'free', name: 'Free', apiRequestsPerMinute: 60, managementRequestsPerMinute: 30, createdAt: new Date(0), updatedAt: new Date(0) };
+const PLAN = {
+  id: 'free',
+  name: 'Free',
+  apiRequestsPerMinute: 60,
+  managementRequestsPerMinute: 30,
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+};
 
 /**
  * The users and accounts behind JWT requests as their caches drive the look-ups, over tables kept

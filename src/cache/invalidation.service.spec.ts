@@ -8,7 +8,10 @@ describe('CacheInvalidation caches', () => {
   let loads: string[];
 
   beforeEach(() => {
-    ({ CacheInvalidation } = loadUnderFakeClock(Date.UTC(2025, 0, 1), () => require('./invalidation.service') as typeof InvalidationModule));
+    ({ CacheInvalidation } = loadUnderFakeClock(
+      Date.UTC(2025, 0, 1),
+      () => require('./invalidation.service') as typeof InvalidationModule,
+    ));
     loads = [];
   });
 

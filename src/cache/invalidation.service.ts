@@ -4,7 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { CACHE_REFRESH_MS, CacheableValue, EMBEDDED_CACHE_REFRESH_MS, ReadThroughCache, ReadThroughCacheOptions } from './read-through-cache';
+import {
+  CACHE_REFRESH_MS,
+  CacheableValue,
+  EMBEDDED_CACHE_REFRESH_MS,
+  ReadThroughCache,
+  ReadThroughCacheOptions,
+} from './read-through-cache';
 
 /** What a cache entry is keyed by: a user id, an API-key hash, an account id (its plan). */
 export type CacheTopic = 'user' | 'apiKeyHash' | 'account';
@@ -38,7 +44,12 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     if (this.config.redisUrl === undefined) return;
     const retryStrategy = (n: number) => Math.min(n * 100, 2000);
-    this.publisher = new Redis(this.config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 250, retryStrategy });
+    this.publisher = new Redis(this.config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 250,
+      retryStrategy,
+    });
     // The subscriber keeps ioredis's offline queue: SUBSCRIBE waits for the connection (and is
     // sent again after every reconnect), without holding up the start when Redis is down.
     this.subscriber = new Redis(this.config.redisUrl, { retryStrategy });

@@ -39,7 +39,10 @@ describe('ReadThroughCache', () => {
   let cache: ReadThroughCacheModule.ReadThroughCache<string>;
 
   beforeEach(() => {
-    ({ ReadThroughCache } = loadUnderFakeClock(Date.UTC(2025, 0, 1), () => require('./read-through-cache') as typeof ReadThroughCacheModule));
+    ({ ReadThroughCache } = loadUnderFakeClock(
+      Date.UTC(2025, 0, 1),
+      () => require('./read-through-cache') as typeof ReadThroughCacheModule,
+    ));
     loader = new ManualLoad();
     cache = new ReadThroughCache<string>({ max: 100, refreshMs: REFRESH_MS, load: loader.load });
   });
@@ -231,7 +234,8 @@ describe('ReadThroughCache', () => {
 
     beforeEach(() => {
       batches = [];
-      const loadMany = (keys: readonly string[]) => new Promise<Array<string | undefined>>((resolve, reject) => batches.push({ keys, resolve, reject }));
+      const loadMany = (keys: readonly string[]) =>
+        new Promise<Array<string | undefined>>((resolve, reject) => batches.push({ keys, resolve, reject }));
       cache = new ReadThroughCache<string>({ max: 100, refreshMs: REFRESH_MS, load: loader.load, loadMany });
     });
 

@@ -44,4 +44,3 @@ function refuseAnyQuery(req: FastifyRequest, _reply: FastifyReply, done: HookHan
   }
   done();
 }
-

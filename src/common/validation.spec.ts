@@ -5,15 +5,19 @@ import { AppError } from './errors/app-error';
 import { createValidationPipe, MAX_INPUT_DEPTH } from './validation';
 
 class LimitsDto {
-  @IsInt() @Min(1)
+  @IsInt()
+  @Min(1)
   readonly perMinute!: number;
 }
 
 class CreateThingDto {
-  @IsString() @MaxLength(20)
+  @IsString()
+  @MaxLength(20)
   readonly name!: string;
 
-  @IsOptional() @ValidateNested() @Type(() => LimitsDto)
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => LimitsDto)
   readonly limits?: LimitsDto;
 }
 
@@ -81,7 +85,9 @@ describe('createValidationPipe', () => {
     await expect(pipe.transform('a\u0000', { type: 'param', data: 'id', metatype: String })).rejects.toMatchObject({
       details: [{ field: 'id', message: expect.stringContaining('NUL') }],
     });
-    await expect(pipe.transform({ q: '\ud800' }, { type: 'query', metatype: Object })).rejects.toMatchObject({ details: [{ field: 'q', message: expect.any(String) }] });
+    await expect(pipe.transform({ q: '\ud800' }, { type: 'query', metatype: Object })).rejects.toMatchObject({
+      details: [{ field: 'q', message: expect.any(String) }],
+    });
   });
 
   it('keeps well-formed text, surrogate pairs included', async () => {

@@ -61,7 +61,8 @@ class AppValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type !== 'custom') {
       const problems = unsafeParts(value, metadata.data ?? metadata.type);
-      if (problems.length > 0) return Promise.reject(new AppError('validation_failed', 'The request is malformed; see details.', problems.reverse()));
+      if (problems.length > 0)
+        return Promise.reject(new AppError('validation_failed', 'The request is malformed; see details.', problems.reverse()));
     }
     return super.transform(value, metadata);
   }

@@ -17,7 +17,13 @@ describe('loadConfig', () => {
   });
 
   it('reads numbers and URLs from the environment', () => {
-    const config = loadConfig({ PORT: '8080', JWT_EXPIRES_IN: '3600', DATABASE_URL: 'postgresql://u@db/gh', REDIS_URL: 'rediss://cache:6380', DATA_DIR: '/var/lib/gh' });
+    const config = loadConfig({
+      PORT: '8080',
+      JWT_EXPIRES_IN: '3600',
+      DATABASE_URL: 'postgresql://u@db/gh',
+      REDIS_URL: 'rediss://cache:6380',
+      DATA_DIR: '/var/lib/gh',
+    });
     expect(config.port).toBe(8080);
     expect(config.jwt.expiresIn).toBe(3600);
     expect(config.databaseUrl).toBe('postgresql://u@db/gh');
@@ -63,12 +69,16 @@ describe('loadConfig', () => {
       expect(prod({ JWT_SECRET: STRONG_SECRET.slice(0, 32) }).jwt.secret).toHaveLength(32);
     });
 
-    it.each(['changeme-changeme-changeme-changeme', 'change_me_in_production_please_now!', 'secretsecretsecretsecretsecretsecret', 'x'.repeat(40), '0'.repeat(48), 'your-secret-goes-here-0123456789abcdef'])(
-      'refuses the placeholder secret %s even though it is long enough',
-      (secret) => {
-        expect(() => prod({ JWT_SECRET: secret })).toThrow(/placeholder/);
-      },
-    );
+    it.each([
+      'changeme-changeme-changeme-changeme',
+      'change_me_in_production_please_now!',
+      'secretsecretsecretsecretsecretsecret',
+      'x'.repeat(40),
+      '0'.repeat(48),
+      'your-secret-goes-here-0123456789abcdef',
+    ])('refuses the placeholder secret %s even though it is long enough', (secret) => {
+      expect(() => prod({ JWT_SECRET: secret })).toThrow(/placeholder/);
+    });
 
     it('accepts random secrets that merely start with x or 0', () => {
       // secret beginning with x, X or 0 — about 1 in 21 outputs of `openssl rand -base64 48`.

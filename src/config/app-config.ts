@@ -9,62 +9,89 @@ class EnvironmentVariables {
   @IsIn(['development', 'production', 'test'])
   NODE_ENV: string = 'development';
 
-  @IsOptional() @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL?: string;
 
-  @IsOptional() @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL?: string;
 
-  @IsString() @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'REDIS_KEY_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . -' })
+  @IsString()
+  @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'REDIS_KEY_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . -' })
   REDIS_KEY_PREFIX: string = 'gatehouse:';
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   JWT_SECRET?: string;
 
-  @Transform(toInt) @IsInt() @Min(60) @Max(30 * 86400)
+  @Transform(toInt)
+  @IsInt()
+  @Min(60)
+  @Max(30 * 86400)
   JWT_EXPIRES_IN: number = 86400;
 
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   JWT_ISSUER: string = 'gatehouse';
 
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   JWT_AUDIENCE: string = 'gatehouse-dashboard';
 
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT: number = 3000;
 
-  @IsString() @MinLength(1)
+  @IsString()
+  @MinLength(1)
   DATA_DIR: string = './data';
 
-  @Transform(toInt) @IsInt() @Min(100) @Max(60_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
   USAGE_FLUSH_INTERVAL_MS: number = 5000;
 
-  @Transform(toInt) @IsInt() @Min(0) @Max(120_000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(120_000)
   SHUTDOWN_DRAIN_MS: number = 0;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
 
-  @IsOptional() @IsString() @MinLength(1)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
   LOG_FILE?: string;
 
   @IsIn(['all', 'errors', 'none'])
   LOG_REQUESTS: string = 'errors';
 
-  @IsOptional() @Matches(/^(true|\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/, { message: 'TRUST_PROXY must be true, a hop count, or a comma-separated list of proxy addresses/CIDRs' })
+  @IsOptional()
+  @Matches(/^(true|\d{1,2}|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/, {
+    message: 'TRUST_PROXY must be true, a hop count, or a comma-separated list of proxy addresses/CIDRs',
+  })
   TRUST_PROXY?: string;
 
   @IsIn(['on', 'off'])
   USAGE_RECORDING: string = 'on';
 
   /** Comma-separated browser origins of the dashboard; unset: no browser origin may call JWT routes. */
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   DASHBOARD_ORIGINS?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   BOOTSTRAP_OWNER_EMAIL?: string;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   BOOTSTRAP_OWNER_PASSWORD?: string;
 }
 
@@ -134,12 +161,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   if (env.JWT_SECRET !== undefined && production) {
     if (Buffer.byteLength(env.JWT_SECRET) < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes');
-    if (PLACEHOLDER_SECRET.test(env.JWT_SECRET)) throw new ConfigError('JWT_SECRET is a placeholder; generate one, e.g. `openssl rand -base64 48`');
+    if (PLACEHOLDER_SECRET.test(env.JWT_SECRET))
+      throw new ConfigError('JWT_SECRET is a placeholder; generate one, e.g. `openssl rand -base64 48`');
   }
   if ((env.BOOTSTRAP_OWNER_EMAIL === undefined) !== (env.BOOTSTRAP_OWNER_PASSWORD === undefined)) {
     throw new ConfigError('BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD go together');
   }
-  const dashboardOrigins = (env.DASHBOARD_ORIGINS ?? '').split(',').map((o) => o.trim()).filter((o) => o !== '');
+  const dashboardOrigins = (env.DASHBOARD_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
   const badOrigin = dashboardOrigins.find((o) => normalizeOrigin(o) === undefined);
   if (badOrigin !== undefined) {
     throw new ConfigError(`DASHBOARD_ORIGINS: "${badOrigin}" is not an origin such as https://dashboard.example.com`);
@@ -162,7 +193,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: env.LOG_LEVEL,
     logFile: env.LOG_FILE,
     logRequests: env.LOG_REQUESTS as AppConfig['logRequests'],
-    trustProxy: env.TRUST_PROXY === undefined ? false : env.TRUST_PROXY === 'true' ? true : /^\d+$/.test(env.TRUST_PROXY) ? Number(env.TRUST_PROXY) : env.TRUST_PROXY,
+    trustProxy:
+      env.TRUST_PROXY === undefined
+        ? false
+        : env.TRUST_PROXY === 'true'
+          ? true
+          : /^\d+$/.test(env.TRUST_PROXY)
+            ? Number(env.TRUST_PROXY)
+            : env.TRUST_PROXY,
     dashboardOrigins: [...new Set(dashboardOrigins.map((o) => normalizeOrigin(o)!))],
     limits: { anonymousPerMinute: 30, loginFailuresPerEmail: 10, loginFailureWindowSeconds: 15 * 60 },
   };

@@ -49,7 +49,12 @@ export class HealthController {
   }
 
   private async readiness(reply: FastifyReply): Promise<Readiness> {
-    const database = this.lifecycle.isDraining ? 'down' : await this.prisma.ping().then(() => 'up' as const, () => 'down' as const);
+    const database = this.lifecycle.isDraining
+      ? 'down'
+      : await this.prisma.ping().then(
+          () => 'up' as const,
+          () => 'down' as const,
+        );
     const ready = !this.lifecycle.isDraining && database === 'up';
     if (!ready) reply.status(503);
     return { status: ready ? 'ready' : 'not_ready', draining: this.lifecycle.isDraining, database, rateLimits: this.limits.status() };

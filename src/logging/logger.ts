@@ -11,7 +11,13 @@ export function createLogger(config: AppConfig): Logger {
       level: config.logLevel,
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
-        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'headers.authorization', 'headers["x-api-key"]'],
+        paths: [
+          'req.headers.authorization',
+          'req.headers["x-api-key"]',
+          'req.headers.cookie',
+          'headers.authorization',
+          'headers["x-api-key"]',
+        ],
         censor: '[redacted]',
       },
     },

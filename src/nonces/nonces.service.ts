@@ -21,7 +21,10 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.janitor = setInterval(() => void this.purge().catch((err: Error) => this.logger.warn(`Nonce purge failed: ${err.message}`)), 60_000);
+    this.janitor = setInterval(
+      () => void this.purge().catch((err: Error) => this.logger.warn(`Nonce purge failed: ${err.message}`)),
+      60_000,
+    );
     this.janitor.unref();
   }
 

@@ -1,6 +1,13 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { HeaderObject, OperationObject, ReferenceObject, RequestBodyObject, ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type {
+  HeaderObject,
+  OperationObject,
+  ReferenceObject,
+  RequestBodyObject,
+  ResponseObject,
+  SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { API_KEY_SECURITY, JWT_SECURITY } from '../auth/auth.decorators';
 import { DEFAULT_MESSAGES, ERROR_STATUS, ErrorCode } from '../common/errors/error-codes';
 
@@ -40,7 +47,8 @@ const ERROR_SCHEMA = { $ref: '#/components/schemas/ErrorResponseDto' };
 
 /** An error response's example: the first error code its description names, else the status's usual one. */
 function exampleFor(status: number, description: string): Record<string, unknown> {
-  const named = Object.keys(ERROR_STATUS).find((code) => ERROR_STATUS[code as ErrorCode] === status && description.includes(code)) as ErrorCode | undefined;
+  const named = Object.keys(ERROR_STATUS).find((code) => ERROR_STATUS[code as ErrorCode] === status && description.includes(code)) as
+    ErrorCode | undefined;
   const code = named ?? (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === status)!;
   return {
     statusCode: status,
@@ -66,8 +74,15 @@ function complete(op: OperationObject): void {
   for (const [status, description] of extra) responses[status] ??= errorResponse(description);
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status);
-    const names = [...Object.keys(ALWAYS), ...(code === 429 || code === 503 ? ['Retry-After'] : []), ...(code === 401 ? ['WWW-Authenticate'] : [])];
-    response.headers = { ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])), ...response.headers };
+    const names = [
+      ...Object.keys(ALWAYS),
+      ...(code === 429 || code === 503 ? ['Retry-After'] : []),
+      ...(code === 401 ? ['WWW-Authenticate'] : []),
+    ];
+    response.headers = {
+      ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])),
+      ...response.headers,
+    };
     const json = response.content?.['application/json'];
     if (code >= 400 && json !== undefined) json.example = exampleFor(code, response.description);
   }
@@ -83,10 +98,16 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
     )
     .setVersion('1')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key from the dashboard.' }, API_KEY_SECURITY)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token from POST /api/v1/auth/login.' }, JWT_SECURITY)
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token from POST /api/v1/auth/login.' },
+      JWT_SECURITY,
+    )
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  document.components = { ...document.components, headers: { ...ALWAYS, 'Retry-After': RETRY_AFTER, 'WWW-Authenticate': WWW_AUTHENTICATE } };
+  document.components = {
+    ...document.components,
+    headers: { ...ALWAYS, 'Retry-After': RETRY_AFTER, 'WWW-Authenticate': WWW_AUTHENTICATE },
+  };
   for (const item of Object.values(document.paths)) {
     for (const op of Object.values(item)) {
       if (typeof op === 'object' && op !== null && 'responses' in op) complete(op as OperationObject);
@@ -109,7 +130,12 @@ function boundFormats(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(boundFormats);
   if (typeof node !== 'object' || node === null) return;
   const schema = node as SchemaObject;
-  if (schema.type === 'string' && schema.format !== undefined && schema.maxLength === undefined && FORMAT_MAX_LENGTH[schema.format] !== undefined) {
+  if (
+    schema.type === 'string' &&
+    schema.format !== undefined &&
+    schema.maxLength === undefined &&
+    FORMAT_MAX_LENGTH[schema.format] !== undefined
+  ) {
     schema.maxLength = FORMAT_MAX_LENGTH[schema.format];
   }
   if (schema.type === 'integer' && schema.format === undefined) schema.format = 'int32';
@@ -119,6 +145,7 @@ function boundFormats(node: unknown): void {
 /** A PATCH keeps the current value of an absent field: a `default` (inherited from the create DTO) would say otherwise. */
 function withoutDefaults(document: OpenAPIObject, op: OperationObject): void {
   const ref = (op.requestBody as RequestBodyObject | undefined)?.content['application/json']?.schema as ReferenceObject | undefined;
-  const schema = ref?.$ref === undefined ? undefined : (document.components?.schemas?.[ref.$ref.split('/').pop()!] as SchemaObject | undefined);
+  const schema =
+    ref?.$ref === undefined ? undefined : (document.components?.schemas?.[ref.$ref.split('/').pop()!] as SchemaObject | undefined);
   for (const property of Object.values(schema?.properties ?? {})) delete (property as SchemaObject).default;
 }

@@ -28,7 +28,8 @@ export class PlanLimitsService {
   ) {
     this.limits = invalidation.cache('account', {
       max: 50_000,
-      load: (accountId) => this.loadMany([accountId]).then(([limits]) => limits ?? Promise.reject(new Error(`account ${accountId} not found`))),
+      load: (accountId) =>
+        this.loadMany([accountId]).then(([limits]) => limits ?? Promise.reject(new Error(`account ${accountId} not found`))),
       loadMany: (accountIds) => this.loadMany(accountIds),
     });
   }

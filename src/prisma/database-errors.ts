@@ -5,7 +5,8 @@ const ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'Sock
 /** Socket errors, and PostgreSQL SQLSTATE classes 08 (connection) and 57P0x (shutting down). */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
 const PG_SQLSTATE = /^(08...|57P0.)$/;
-const MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Can't reach database server|Server has closed the connection/i;
+const MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Can't reach database server|Server has closed the connection/i;
 
 interface ErrorLike {
   name?: unknown;

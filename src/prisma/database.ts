@@ -31,11 +31,13 @@ export async function openDatabase(config: AppConfig): Promise<Database> {
     mkdirSync(dir, { recursive: true });
   }
   const wasmModule = await pgliteModule();
-  if (wasmModule === undefined) new Logger('Database').warn('This PGlite build does not hold the expected built-in settings: running with its 128 MB buffer pool');
+  if (wasmModule === undefined)
+    new Logger('Database').warn('This PGlite build does not hold the expected built-in settings: running with its 128 MB buffer pool');
   const pglite = new PGlite(dir, { wasmModule });
   const applied = await applyMigrations(pglite);
   if (applied.length > 0 && config.env !== 'test') new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
-  if (config.env === 'production') new Logger('Database').warn(`Embedded database in ${dir}: data and rate limits are local to this instance`);
+  if (config.env === 'production')
+    new Logger('Database').warn(`Embedded database in ${dir}: data and rate limits are local to this instance`);
   // $disconnect() leaves PGlite open, and an open PGlite keeps the process alive.
   return { kind: 'embedded', adapter: new PrismaPGlite(pglite), close: () => pglite.close() };
 }

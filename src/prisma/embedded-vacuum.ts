@@ -20,7 +20,10 @@ export class EmbeddedVacuum implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     if (this.prisma.kind !== 'embedded') return;
-    this.timer = setInterval(() => void this.run().catch((err: Error) => this.logger.warn(`Vacuum failed: ${err.message}`)), VACUUM_INTERVAL_MS);
+    this.timer = setInterval(
+      () => void this.run().catch((err: Error) => this.logger.warn(`Vacuum failed: ${err.message}`)),
+      VACUUM_INTERVAL_MS,
+    );
     this.timer.unref();
   }
 

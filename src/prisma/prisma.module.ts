@@ -6,7 +6,11 @@ import { DATABASE, PrismaService } from './prisma.service';
 
 @Global()
 @Module({
-  providers: [{ provide: DATABASE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => openDatabase(config) }, PrismaService, EmbeddedVacuum],
+  providers: [
+    { provide: DATABASE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => openDatabase(config) },
+    PrismaService,
+    EmbeddedVacuum,
+  ],
   exports: [PrismaService],
 })
 export class PrismaModule {}

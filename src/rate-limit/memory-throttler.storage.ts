@@ -26,7 +26,10 @@ export class MemoryThrottlerStorage implements CounterStorage, OnModuleDestroy {
     for (const { resolve, record } of held) resolve(record);
   });
 
-  constructor(sweepEveryMs = 60_000, private readonly now: () => number = Date.now) {
+  constructor(
+    sweepEveryMs = 60_000,
+    private readonly now: () => number = Date.now,
+  ) {
     this.sweeper = setInterval(() => this.sweep(), sweepEveryMs);
     this.sweeper.unref();
   }

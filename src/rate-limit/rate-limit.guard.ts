@@ -37,7 +37,10 @@ export class RateLimitGuard extends ThrottlerGuard {
   /** `@SkipThrottle()` of the route, for our one throttler. */
   readonly isSkipped = perRoute(
     (handler, controller) =>
-      this.reflector.getAllAndOverride<boolean | undefined>(THROTTLER_SKIP + this.throttler.name, [handler as () => void, controller as () => void]) === true,
+      this.reflector.getAllAndOverride<boolean | undefined>(THROTTLER_SKIP + this.throttler.name, [
+        handler as () => void,
+        controller as () => void,
+      ]) === true,
   );
 
   constructor(

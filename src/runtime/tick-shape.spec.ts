@@ -5,7 +5,11 @@ describe('keepTickObjectShape', () => {
     const kept = keepTickObjectShape();
     expect(kept).toBeDefined();
     // Jest's own AsyncLocalStorage may add a key of its own after these.
-    expect(Object.getOwnPropertySymbols(kept).map((s) => s.description).slice(0, 2)).toEqual(['async_id_symbol', 'trigger_async_id_symbol']);
+    expect(
+      Object.getOwnPropertySymbols(kept)
+        .map((s) => s.description)
+        .slice(0, 2),
+    ).toEqual(['async_id_symbol', 'trigger_async_id_symbol']);
     expect(Object.keys(kept!)).toEqual(['callback', 'args']);
   });
 

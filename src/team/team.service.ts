@@ -43,7 +43,14 @@ export class TeamService {
     if ((await this.prisma.user.count({ where: { email } })) > 0) throw new AppError('conflict', 'A user with this email exists.');
     const token = `ghi_${randomBytes(32).toString('base64url')}`;
     const invitation = await this.prisma.invitation.create({
-      data: { accountId: actor.accountId, email, role, tokenHash: hashToken(token), invitedById: actor.userId, expiresAt: new Date(Date.now() + INVITATION_TTL_MS) },
+      data: {
+        accountId: actor.accountId,
+        email,
+        role,
+        tokenHash: hashToken(token),
+        invitedById: actor.userId,
+        expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
+      },
     });
     await this.audit.recordBy(actor, 'team.invitation_created', { type: 'invitation', id: invitation.id }, { email, role });
     return { id: invitation.id, email, role, expiresAt: invitation.expiresAt.toISOString(), token };
@@ -51,7 +58,8 @@ export class TeamService {
 
   /** Single use: the invitation is claimed in the same transaction that creates the user. */
   async acceptInvitation(token: string, password: string, requestId: string): Promise<TokenResponseDto> {
-    const refused = () => new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
+    const refused = () =>
+      new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
     const invitation = await this.prisma.invitation.findUnique({ where: { tokenHash: hashToken(token) } });
     if (invitation === null || invitation.acceptedAt !== null || invitation.expiresAt <= new Date()) throw refused();
     const problems = passwordProblems(password, invitation.email, 'password');
@@ -60,7 +68,8 @@ export class TeamService {
     const user = await this.prisma.$transaction(async (tx) => {
       const claimed = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
       if (claimed.count === 0) throw refused();
-      if ((await tx.user.count({ where: { email: invitation.email } })) > 0) throw new AppError('conflict', 'A user with this email exists.');
+      if ((await tx.user.count({ where: { email: invitation.email } })) > 0)
+        throw new AppError('conflict', 'A user with this email exists.');
       return tx.user.create({ data: { email: invitation.email, role: invitation.role, accountId: invitation.accountId, passwordHash } });
     });
     await this.audit.record({
@@ -102,7 +111,11 @@ export class TeamService {
   }
 
   /** Runs `change` with the account row locked, so two owners cannot demote each other at once. */
-  private withOwnersLocked<T>(actor: Actor, userId: string, change: (tx: Prisma.TransactionClient, member: User) => Promise<T>): Promise<T> {
+  private withOwnersLocked<T>(
+    actor: Actor,
+    userId: string,
+    change: (tx: Prisma.TransactionClient, member: User) => Promise<T>,
+  ): Promise<T> {
     return this.prisma.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT id FROM "Account" WHERE id = ${actor.accountId}::uuid FOR UPDATE`;
       const member = await tx.user.findFirst({ where: { id: userId, accountId: actor.accountId } });

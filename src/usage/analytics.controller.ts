@@ -14,7 +14,9 @@ export class AnalyticsController {
 
   @Get('usage')
   @JwtAuth()
-  @ApiOperation({ summary: 'Request counts of the account, grouped: up to the last request this instance answered; other instances\' within 5 s' })
+  @ApiOperation({
+    summary: "Request counts of the account, grouped: up to the last request this instance answered; other instances' within 5 s",
+  })
   @ApiOkResponse({ type: UsageReportDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found — apiKeyId is not a key of this account' })
   usage(@CurrentPrincipal() user: UserPrincipal, @Query() query: UsageQuery): Promise<UsageReportDto> {

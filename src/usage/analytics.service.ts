@@ -8,7 +8,14 @@ import { UsageRecorder } from './usage.recorder';
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
 /** Longest range per grain (so a query reads a bounded number of rows and answers a bounded list). */
-const MAX_RANGE: Record<GroupBy, number> = { minute: DAY, hour: 31 * DAY, day: 366 * DAY, endpoint: 366 * DAY, apiKey: 366 * DAY, status: 366 * DAY };
+const MAX_RANGE: Record<GroupBy, number> = {
+  minute: DAY,
+  hour: 31 * DAY,
+  day: 366 * DAY,
+  endpoint: 366 * DAY,
+  apiKey: 366 * DAY,
+  status: 366 * DAY,
+};
 const DEFAULT_RANGE: Record<GroupBy, number> = { minute: HOUR, hour: DAY, day: 30 * DAY, endpoint: DAY, apiKey: DAY, status: DAY };
 
 /** The grouping expressions: fixed SQL, never built from input. */
@@ -55,6 +62,11 @@ export class AnalyticsService {
       SELECT ${GROUP_SQL[q.groupBy]} AS "key", SUM("count") AS "count"
       FROM "UsageCounter" WHERE ${Prisma.join(filters, ' AND ')}
       GROUP BY 1 ORDER BY 1`;
-    return { from: from.toISOString(), to: to.toISOString(), groupBy: q.groupBy, data: rows.map((r) => ({ key: r.key, count: Number(r.count) })) };
+    return {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      groupBy: q.groupBy,
+      data: rows.map((r) => ({ key: r.key, count: Number(r.count) })),
+    };
   }
 }

@@ -34,7 +34,8 @@ describe(UsageRecorder.name, () => {
   const sorted = (rows: Row[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
   it('writes one row per subject, endpoint, status and minute, with its count', async () => {
-    for (let i = 0; i < 3; i++) recorder.record({ principal: key, endpoint: 'GET /api/v1/public/ping', status: 200, at: MINUTE + i * 1000 });
+    for (let i = 0; i < 3; i++)
+      recorder.record({ principal: key, endpoint: 'GET /api/v1/public/ping', status: 200, at: MINUTE + i * 1000 });
     recorder.record({ principal: key, endpoint: 'GET /api/v1/public/ping', status: 429, at: MINUTE + 5_000 });
     recorder.record({ principal: key, endpoint: 'GET /api/v1/public/ping', status: 200, at: MINUTE + 60_000 });
     recorder.record({ principal: key, endpoint: 'GET /api/v1/widget/config', status: 200, at: MINUTE });

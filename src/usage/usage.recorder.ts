@@ -23,7 +23,15 @@ interface Bucket {
 }
 
 const byBucketKey = (x: Bucket, y: Bucket): number =>
-  x.subjectId < y.subjectId ? -1 : x.subjectId > y.subjectId ? 1 : x.endpoint < y.endpoint ? -1 : x.endpoint > y.endpoint ? 1 : x.status - y.status || x.minute - y.minute;
+  x.subjectId < y.subjectId
+    ? -1
+    : x.subjectId > y.subjectId
+      ? 1
+      : x.endpoint < y.endpoint
+        ? -1
+        : x.endpoint > y.endpoint
+          ? 1
+          : x.status - y.status || x.minute - y.minute;
 
 /**
  * Counts requests off the request path: `record` adds one to an in-memory bucket (account,
@@ -60,7 +68,10 @@ export class UsageRecorder implements OnModuleInit {
     const due = this.prisma.kind === 'embedded' ? 'closed' : 'all';
     this.timer = setInterval(() => void this.flush(due), this.config.usageFlushIntervalMs);
     this.timer.unref();
-    this.janitor = setInterval(() => void this.purge().catch((err: Error) => this.logger.warn(`Usage purge failed: ${err.message}`)), 3600_000);
+    this.janitor = setInterval(
+      () => void this.purge().catch((err: Error) => this.logger.warn(`Usage purge failed: ${err.message}`)),
+      3600_000,
+    );
     this.janitor.unref();
   }
 
@@ -69,7 +80,14 @@ export class UsageRecorder implements OnModuleInit {
     this.bucket(principal.accountId, principal.kind, subjectId, endpoint, status, at - (at % 60_000)).count += 1;
   }
 
-  private bucket(accountId: string, subjectKind: Bucket['subjectKind'], subjectId: string, endpoint: string, status: number, minute: number): Bucket {
+  private bucket(
+    accountId: string,
+    subjectKind: Bucket['subjectKind'],
+    subjectId: string,
+    endpoint: string,
+    status: number,
+    minute: number,
+  ): Bucket {
     let byEndpoint = this.pending.get(subjectId);
     if (byEndpoint === undefined) this.pending.set(subjectId, (byEndpoint = new Map()));
     let buckets = byEndpoint.get(endpoint);

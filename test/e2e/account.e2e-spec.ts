@@ -10,8 +10,10 @@ describe('plans and the account', () => {
   afterAll(() => t.close());
 
   const get = (url: string, token: string): Test => t.http.get(url).set('Authorization', `Bearer ${token}`);
-  const patchAccount = (token: string, body: object): Test => t.http.patch('/api/v1/account').set('Authorization', `Bearer ${token}`).send(body);
-  const putPlan = (token: string, body: object): Test => t.http.put('/api/v1/account/plan').set('Authorization', `Bearer ${token}`).send(body);
+  const patchAccount = (token: string, body: object): Test =>
+    t.http.patch('/api/v1/account').set('Authorization', `Bearer ${token}`).send(body);
+  const putPlan = (token: string, body: object): Test =>
+    t.http.put('/api/v1/account/plan').set('Authorization', `Bearer ${token}`).send(body);
   const planOf = async (account: TestAccount) => (await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).planId;
 
   it('GET /api/v1/plans lists free, pro and enterprise with their limits (and no private plan)', async () => {
@@ -69,7 +71,15 @@ describe('plans and the account', () => {
     it('refuses an empty, a 101-character, a non-string or a missing name, and unknown fields, with 400; the name stays', async () => {
       const account = await createAccount(t);
       const { name } = await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
-      for (const body of [{ name: '' }, { name: 'x'.repeat(101) }, { name: 42 }, { name: null }, {}, { name: 'Fine', plan: 'enterprise' }, { name: 'Fine', id: account.id }]) {
+      for (const body of [
+        { name: '' },
+        { name: 'x'.repeat(101) },
+        { name: 42 },
+        { name: null },
+        {},
+        { name: 'Fine', plan: 'enterprise' },
+        { name: 'Fine', id: account.id },
+      ]) {
         const res = await patchAccount(account.owner.token, body);
         try {
           expectError(res, 400, 'validation_failed');
@@ -110,7 +120,12 @@ describe('plans and the account', () => {
       expect(managed.status).toBe(200);
       expect(managed.headers['x-ratelimit-limit']).toBe('600');
       expectRateLimitHeaders(managed);
-      expect((await get('/api/v1/account', dev.token).expect(200)).body.plan).toEqual({ id: 'pro', name: expect.any(String), apiRequestsPerMinute: 600, managementRequestsPerMinute: 600 });
+      expect((await get('/api/v1/account', dev.token).expect(200)).body.plan).toEqual({
+        id: 'pro',
+        name: expect.any(String),
+        apiRequestsPerMinute: 600,
+        managementRequestsPerMinute: 600,
+      });
 
       expect((await putPlan(account.owner.token, { plan: 'enterprise' })).status).toBe(200);
       expect((await ping()).headers['x-ratelimit-limit']).toBe('6000');

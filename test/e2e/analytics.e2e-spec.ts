@@ -96,7 +96,11 @@ describe('GET /api/v1/analytics/usage', () => {
 
   it('never shows one account the traffic of another', async () => {
     const other = await createAccount(t);
-    const res = await t.http.get('/api/v1/analytics/usage').query({ groupBy: 'apiKey' }).set('Authorization', `Bearer ${other.owner.token}`).expect(200);
+    const res = await t.http
+      .get('/api/v1/analytics/usage')
+      .query({ groupBy: 'apiKey' })
+      .set('Authorization', `Bearer ${other.owner.token}`)
+      .expect(200);
     expect(res.body.data).toEqual([]);
   });
 });

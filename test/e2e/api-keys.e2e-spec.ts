@@ -47,7 +47,13 @@ describe('API keys', () => {
       const res = await asOwner('post', '/api/v1/api-keys', user.token).send({ name: `by ${role}` });
       expect(res.status).toBe(201);
       expectRateLimitHeaders(res);
-      expect(res.body).toMatchObject({ name: `by ${role}`, status: 'active', scopes: ['widget', 'verify', 'public'], allowedOrigins: [], revokedAt: null });
+      expect(res.body).toMatchObject({
+        name: `by ${role}`,
+        status: 'active',
+        scopes: ['widget', 'verify', 'public'],
+        allowedOrigins: [],
+        revokedAt: null,
+      });
       expect(res.body.key).toMatch(KEY_FORMAT);
       expect(res.body.prefix).toBe(res.body.key.slice(0, 11));
 
@@ -105,13 +111,16 @@ describe('API keys', () => {
   });
 
   describe('X-Api-Key', () => {
-    it.each(['apiKey', 'api_key', 'X-Api-Key'])('never authenticates from the query string (?%s=): the parameter is refused', async (param) => {
-      const { key } = await account.createKey();
-      const res = await t.http.get(`/api/v1/public/ping?${param}=${key}`);
-      expectError(res, 400, 'validation_failed');
-      expect(res.body.details).toEqual([{ field: param, message: expect.any(String) }]);
-      expect(res.headers['www-authenticate']).toBeUndefined();
-    });
+    it.each(['apiKey', 'api_key', 'X-Api-Key'])(
+      'never authenticates from the query string (?%s=): the parameter is refused',
+      async (param) => {
+        const { key } = await account.createKey();
+        const res = await t.http.get(`/api/v1/public/ping?${param}=${key}`);
+        expectError(res, 400, 'validation_failed');
+        expect(res.body.details).toEqual([{ field: param, message: expect.any(String) }]);
+        expect(res.headers['www-authenticate']).toBeUndefined();
+      },
+    );
 
     it('records lastUsedAt after the key is used', async () => {
       const { id, key } = await account.createKey();

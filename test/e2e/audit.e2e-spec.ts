@@ -42,7 +42,8 @@ describe('GET /api/v1/audit-log', () => {
   const run = randomUUID().slice(0, 8);
   const rid = (n: number) => `audit-test-${run}-${n}`;
 
-  const auditLog = (query = '', token = ownerToken): Test => t.http.get(`/api/v1/audit-log${query}`).set('Authorization', `Bearer ${token}`);
+  const auditLog = (query = '', token = ownerToken): Test =>
+    t.http.get(`/api/v1/audit-log${query}`).set('Authorization', `Bearer ${token}`);
   const all = async (query = ''): Promise<AuditEvent[]> => {
     const res = await auditLog(`?limit=200${query}`);
     expect(res.status).toBe(200);
@@ -81,7 +82,14 @@ describe('GET /api/v1/audit-log', () => {
     secrets.push(created.body.key);
     expect_(3, 'api_key.created', owner, 'api_key', keyId);
 
-    await step(4, t.http.patch(`/api/v1/api-keys/${keyId}`).set(as(admin)).send({ name: 'renamed key', scopes: ['verify'] }), 200);
+    await step(
+      4,
+      t.http
+        .patch(`/api/v1/api-keys/${keyId}`)
+        .set(as(admin))
+        .send({ name: 'renamed key', scopes: ['verify'] }),
+      200,
+    );
     expect_(4, 'api_key.updated', admin, 'api_key', keyId);
 
     const rotated = await step(5, t.http.post(`/api/v1/api-keys/${keyId}/rotate`).set(as(owner)).send({ gracePeriodSeconds: 60 }), 200);
@@ -94,11 +102,19 @@ describe('GET /api/v1/audit-log', () => {
     secrets.push(keyRow.hash, ...(keyRow.previousHash !== null ? [keyRow.previousHash] : []));
 
     const inviteeEmail = `audited-invitee-${randomUUID()}@example.com`;
-    const invitation = await step(7, t.http.post('/api/v1/team/invitations').set(as(admin)).send({ email: inviteeEmail, role: 'DEVELOPER' }), 201);
+    const invitation = await step(
+      7,
+      t.http.post('/api/v1/team/invitations').set(as(admin)).send({ email: inviteeEmail, role: 'DEVELOPER' }),
+      201,
+    );
     secrets.push(invitation.body.token);
     expect_(7, 'team.invitation_created', admin, 'invitation', invitation.body.id);
 
-    const accepted = await step(8, t.http.post('/api/v1/auth/invitations/accept').send({ token: invitation.body.token, password: INVITEE_PASSWORD }), 200);
+    const accepted = await step(
+      8,
+      t.http.post('/api/v1/auth/invitations/accept').send({ token: invitation.body.token, password: INVITEE_PASSWORD }),
+      200,
+    );
     secrets.push(accepted.body.token);
     const invitee = await t.prisma.user.findUniqueOrThrow({ where: { email: inviteeEmail } });
     secrets.push(invitee.passwordHash);
@@ -110,7 +126,14 @@ describe('GET /api/v1/audit-log', () => {
     await step(10, t.http.delete(`/api/v1/team/members/${invitee.id}`).set(as(admin)), 204);
     expect_(10, 'team.member_removed', admin, 'user', invitee.id);
 
-    await step(11, t.http.patch('/api/v1/account').set(as(admin)).send({ name: `Audited ${run}` }), 200);
+    await step(
+      11,
+      t.http
+        .patch('/api/v1/account')
+        .set(as(admin))
+        .send({ name: `Audited ${run}` }),
+      200,
+    );
     expect_(11, 'account.updated', admin, 'account', account.id);
 
     await step(12, t.http.put('/api/v1/account/plan').set(as(owner)).send({ plan: 'pro' }), 200);
@@ -118,7 +141,11 @@ describe('GET /api/v1/audit-log', () => {
 
     const ownerRow = await t.prisma.user.findUniqueOrThrow({ where: { id: owner.id } });
     secrets.push(ownerRow.passwordHash);
-    const changed = await step(13, t.http.put('/api/v1/auth/password').set(as(owner)).send({ currentPassword: owner.password, newPassword: NEW_PASSWORD }), 200);
+    const changed = await step(
+      13,
+      t.http.put('/api/v1/auth/password').set(as(owner)).send({ currentPassword: owner.password, newPassword: NEW_PASSWORD }),
+      200,
+    );
     ownerToken = changed.body.token;
     secrets.push(ownerToken);
     expect_(13, 'auth.password_changed', owner, 'user', owner.id);
@@ -207,7 +234,13 @@ describe('GET /api/v1/audit-log', () => {
     const from = ascending[3]!.createdAt;
     const to = ascending[ascending.length - 3]!.createdAt;
     const inWindow = (lo: string | undefined, hi: string | undefined) =>
-      events.filter((e) => (lo === undefined || Date.parse(e.createdAt) >= Date.parse(lo)) && (hi === undefined || Date.parse(e.createdAt) < Date.parse(hi))).map((e) => e.id);
+      events
+        .filter(
+          (e) =>
+            (lo === undefined || Date.parse(e.createdAt) >= Date.parse(lo)) &&
+            (hi === undefined || Date.parse(e.createdAt) < Date.parse(hi)),
+        )
+        .map((e) => e.id);
     expect((await all(`&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`)).map((e) => e.id)).toEqual(inWindow(from, to));
     expect((await all(`&from=${encodeURIComponent(from)}`)).map((e) => e.id)).toEqual(inWindow(from, undefined));
     expect((await all(`&to=${encodeURIComponent(to)}`)).map((e) => e.id)).toEqual(inWindow(undefined, to));
@@ -291,7 +324,12 @@ describe('GET /api/v1/audit-log', () => {
 
   it("keeps each account's events to itself, even under the same request id", async () => {
     const other = await createAccount(t);
-    await t.http.patch('/api/v1/account').set('Authorization', `Bearer ${other.owner.token}`).set('X-Request-Id', rid(11)).send({ name: 'Other' }).expect(200);
+    await t.http
+      .patch('/api/v1/account')
+      .set('Authorization', `Bearer ${other.owner.token}`)
+      .set('X-Request-Id', rid(11))
+      .send({ name: 'Other' })
+      .expect(200);
     const theirs = await t.http.get('/api/v1/audit-log?limit=200').set('Authorization', `Bearer ${other.owner.token}`).expect(200);
     expect(theirs.body.data).toEqual([expect.objectContaining({ action: 'account.updated', requestId: rid(11), targetId: other.id })]);
     const ours = await all();
@@ -299,8 +337,13 @@ describe('GET /api/v1/audit-log', () => {
     expect(theirs.body.data.filter((e: AuditEvent) => ourIds.includes(e.id))).toEqual([]);
     expect(ours.filter((e) => e.requestId === rid(11))).toEqual([expect.objectContaining({ targetId: account.id })]);
     for (const action of AUDIT_ACTIONS) {
-      const filtered = await t.http.get(`/api/v1/audit-log?action=${action}`).set('Authorization', `Bearer ${other.owner.token}`).expect(200);
-      expect(filtered.body.data.filter((e: AuditEvent) => e.requestId.startsWith(`audit-test-${run}-`) && e.targetId !== other.id)).toEqual([]);
+      const filtered = await t.http
+        .get(`/api/v1/audit-log?action=${action}`)
+        .set('Authorization', `Bearer ${other.owner.token}`)
+        .expect(200);
+      expect(filtered.body.data.filter((e: AuditEvent) => e.requestId.startsWith(`audit-test-${run}-`) && e.targetId !== other.id)).toEqual(
+        [],
+      );
     }
   });
 });

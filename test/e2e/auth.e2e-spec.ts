@@ -24,12 +24,17 @@ describe('POST /api/v1/auth/login', () => {
   });
 
   it('treats the email case-insensitively', async () => {
-    await t.http.post('/api/v1/auth/login').send({ email: account.owner.email.toUpperCase(), password: account.owner.password }).expect(200);
+    await t.http
+      .post('/api/v1/auth/login')
+      .send({ email: account.owner.email.toUpperCase(), password: account.owner.password })
+      .expect(200);
   });
 
   it('gives unknown email and wrong password the same 401 invalid_credentials', async () => {
     const wrong = await t.http.post('/api/v1/auth/login').send({ email: account.owner.email, password: 'not the password' });
-    const unknown = await t.http.post('/api/v1/auth/login').send({ email: `nobody-${Date.now()}@example.com`, password: 'not the password' });
+    const unknown = await t.http
+      .post('/api/v1/auth/login')
+      .send({ email: `nobody-${Date.now()}@example.com`, password: 'not the password' });
     for (const res of [wrong, unknown]) {
       expectError(res, 401, 'invalid_credentials');
       expect(res.headers['www-authenticate']).toBe('Bearer');
@@ -41,7 +46,11 @@ describe('POST /api/v1/auth/login', () => {
   it('locks an email out after 10 failures, even for the right password, and leaves other emails alone', async () => {
     const victim = await account.addUser('DEVELOPER');
     for (let i = 0; i < 10; i++) {
-      expectError(await t.http.post('/api/v1/auth/login').send({ email: victim.email, password: `guess ${i}` }), 401, 'invalid_credentials');
+      expectError(
+        await t.http.post('/api/v1/auth/login').send({ email: victim.email, password: `guess ${i}` }),
+        401,
+        'invalid_credentials',
+      );
     }
     const locked = await t.http.post('/api/v1/auth/login').send({ email: victim.email, password: victim.password });
     expectError(locked, 429, 'rate_limit_exceeded');
@@ -79,7 +88,13 @@ describe('bearer tokens', () => {
   let t: TestApp;
   let account: TestAccount;
   const claims = () => ({ sv: 0 });
-  const options = (over: object = {}) => ({ subject: account.owner.id, issuer: 'gatehouse', audience: 'gatehouse-dashboard', expiresIn: 300, ...over });
+  const options = (over: object = {}) => ({
+    subject: account.owner.id,
+    issuer: 'gatehouse',
+    audience: 'gatehouse-dashboard',
+    expiresIn: 300,
+    ...over,
+  });
   const secret = () => t.config.jwt.secret!;
   const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
   const get = (token: string) => t.http.get(ROUTE).set('Authorization', `Bearer ${token}`);
@@ -102,7 +117,13 @@ describe('bearer tokens', () => {
 
   it('answers 401 token_expired with the RFC 6750 challenge for an expired token', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const res = await get(sign({ ...claims(), iat: now - 600, exp: now - 60 }, secret(), { subject: account.owner.id, issuer: 'gatehouse', audience: 'gatehouse-dashboard' }));
+    const res = await get(
+      sign({ ...claims(), iat: now - 600, exp: now - 60 }, secret(), {
+        subject: account.owner.id,
+        issuer: 'gatehouse',
+        audience: 'gatehouse-dashboard',
+      }),
+    );
     expectError(res, 401, 'token_expired');
     expect(res.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="token_expired"');
     expectRateLimitHeaders(res);
@@ -204,7 +225,10 @@ describe('bearer tokens', () => {
     const user = await account.addUser('DEVELOPER');
     await t.prisma.$executeRawUnsafe('ALTER TABLE "ApiKey" RENAME TO "ApiKeyGone"');
     await t.prisma.$executeRawUnsafe('ALTER TABLE "User" RENAME TO "UserGone"');
-    for (const res of [await t.http.get('/api/v1/public/ping').set('X-Api-Key', key), await t.http.get(ROUTE).set('Authorization', `Bearer ${user.token}`)]) {
+    for (const res of [
+      await t.http.get('/api/v1/public/ping').set('X-Api-Key', key),
+      await t.http.get(ROUTE).set('Authorization', `Bearer ${user.token}`),
+    ]) {
       expectError(res, 500, 'internal_error');
       expect(JSON.stringify(res.body)).not.toMatch(/ApiKey|UserGone|SELECT|relation|\bat /);
       expect(res.headers['www-authenticate']).toBeUndefined();

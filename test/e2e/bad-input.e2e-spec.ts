@@ -63,7 +63,9 @@ describe('bad input', () => {
     });
 
     it('answers a body over 64 KiB with 413 payload_too_large', async () => {
-      const res = await writesNothing(() => createKey().send({ name: 'x', allowedOrigins: ['https://a.example.com'], pad: 'p'.repeat(70 * 1024) }));
+      const res = await writesNothing(() =>
+        createKey().send({ name: 'x', allowedOrigins: ['https://a.example.com'], pad: 'p'.repeat(70 * 1024) }),
+      );
       expectRefused(res, 413, 'payload_too_large');
     });
 
@@ -177,7 +179,10 @@ describe('bad input', () => {
         const where = `${route.method} ${route.path}`;
         expect({ where, status: res.status }).toEqual({ where, status: 400 });
         expectRefused(res, 400, 'validation_failed');
-        expect({ where, details: res.body.details }).toEqual({ where, details: expect.arrayContaining([{ field, message: expect.stringMatching(message) }]) });
+        expect({ where, details: res.body.details }).toEqual({
+          where,
+          details: expect.arrayContaining([{ field, message: expect.stringMatching(message) }]),
+        });
       }
     }
 
@@ -188,7 +193,10 @@ describe('bad input', () => {
     });
 
     it(`lets nesting up to ${MAX_INPUT_DEPTH} levels through to the DTO's own rules`, async () => {
-      const res = await createKey().send({ name: 'x', scopes: JSON.parse(`${'['.repeat(MAX_INPUT_DEPTH - 1)}${']'.repeat(MAX_INPUT_DEPTH - 1)}`) });
+      const res = await createKey().send({
+        name: 'x',
+        scopes: JSON.parse(`${'['.repeat(MAX_INPUT_DEPTH - 1)}${']'.repeat(MAX_INPUT_DEPTH - 1)}`),
+      });
       expectRefused(res, 400, 'validation_failed', 'scopes');
       expect(res.body.details).not.toContainEqual(expect.objectContaining({ message: expect.stringMatching(/nested/) }));
     });
@@ -213,7 +221,11 @@ describe('bad input', () => {
       const before = await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
       const patch = await t.http.patch('/api/v1/account').set(auth).send({ name: 'a\u0000b' });
       expectRefused(patch, 400, 'validation_failed', 'name');
-      const hooks = await t.http.post('/api/v1/webhooks').set(auth).set('Content-Type', 'application/json').send('{"url":"https://example.com/hook","description":"a\\ud800"}');
+      const hooks = await t.http
+        .post('/api/v1/webhooks')
+        .set(auth)
+        .set('Content-Type', 'application/json')
+        .send('{"url":"https://example.com/hook","description":"a\\ud800"}');
       expectRefused(hooks, 400, 'validation_failed', 'description');
       expect(await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).toEqual(before);
       expect(await t.prisma.webhookEndpoint.count({ where: { accountId: account.id } })).toBe(0);
@@ -239,11 +251,14 @@ describe('bad input', () => {
   });
 
   describe('broken paths', () => {
-    it.each(['/api/v1/api-keys/%E0%A4%A', '/api/v1/%zz', '/api/v1/api-keys/%ff'])('answers %s with 400 validation_failed in the envelope', async (url) => {
-      const res = await t.http.get(url).set('Authorization', `Bearer ${account.owner.token}`).set('X-Request-Id', 'broken-path-1');
-      expectRefused(res, 400, 'validation_failed', 'path');
-      expect(res.body.requestId).toBe('broken-path-1');
-    });
+    it.each(['/api/v1/api-keys/%E0%A4%A', '/api/v1/%zz', '/api/v1/api-keys/%ff'])(
+      'answers %s with 400 validation_failed in the envelope',
+      async (url) => {
+        const res = await t.http.get(url).set('Authorization', `Bearer ${account.owner.token}`).set('X-Request-Id', 'broken-path-1');
+        expectRefused(res, 400, 'validation_failed', 'path');
+        expect(res.body.requestId).toBe('broken-path-1');
+      },
+    );
 
     it('answers a path parameter over 100 characters with 400 validation_failed in the envelope', async () => {
       const res = await t.http.get(`/api/v1/api-keys/${'a'.repeat(101)}`).set('Authorization', `Bearer ${account.owner.token}`);
@@ -252,9 +267,12 @@ describe('bad input', () => {
   });
 
   describe('unknown routes', () => {
-    it.each(['/api/v1/nothing-here', '/api/v1/api-keys/x/y/z', '/api/v2/public/ping', '/api/nothing'])('answers %s with 404 not_found', async (url) => {
-      expectRefused(await t.http.get(url), 404, 'not_found');
-    });
+    it.each(['/api/v1/nothing-here', '/api/v1/api-keys/x/y/z', '/api/v2/public/ping', '/api/nothing'])(
+      'answers %s with 404 not_found',
+      async (url) => {
+        expectRefused(await t.http.get(url), 404, 'not_found');
+      },
+    );
   });
 
   describe('X-Request-Id', () => {
@@ -323,7 +341,13 @@ describe('bad input', () => {
       expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
       const requestId = /\r\nX-Request-Id: ([^\r]+)/.exec(head)?.[1];
-      expect(JSON.parse(body)).toEqual({ statusCode: 400, error: 'validation_failed', message: expect.any(String), requestId, details: [] });
+      expect(JSON.parse(body)).toEqual({
+        statusCode: 400,
+        error: 'validation_failed',
+        message: expect.any(String),
+        requestId,
+        details: [],
+      });
     });
   });
 });

@@ -22,12 +22,20 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
   let refusedByBoth = 0;
 
   /** A request through the proxy; what it reports is kept, and the answer returned. */
-  async function call(method: string, path: string, init: { token?: string; key?: string; body?: unknown; raw?: string; type?: string } = {}) {
+  async function call(
+    method: string,
+    path: string,
+    init: { token?: string; key?: string; body?: unknown; raw?: string; type?: string } = {},
+  ) {
     const headers: Record<string, string> = {};
     if (init.token) headers.authorization = `Bearer ${init.token}`;
     if (init.key) headers['x-api-key'] = init.key;
     if (init.body !== undefined || init.raw !== undefined) headers['content-type'] = init.type ?? 'application/json';
-    const res = await fetch(`${base}${path}`, { method, headers, body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers,
+      body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
+    });
     const text = await res.text();
     calls++;
     // An answer that breaks the document is always a defect; a request that breaks it only when the
@@ -35,7 +43,8 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     const all = JSON.parse(res.headers.get('sl-violations') ?? '[]') as Array<{ location: string[]; message: string }>;
     if (res.status >= 400 && all.some((v) => v.location[0] === 'request')) refusedByBoth++;
     const reported = all.filter((v) => v.location[0] === 'response' || res.status < 400);
-    if (reported.length > 0) violations.push(`${method} ${path} → ${res.status}: ${reported.map((v) => `${v.location.join('.')}: ${v.message}`).join('; ')}`);
+    if (reported.length > 0)
+      violations.push(`${method} ${path} → ${res.status}: ${reported.map((v) => `${v.location.join('.')}: ${v.message}`).join('; ')}`);
     return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
   }
 
@@ -47,9 +56,18 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     writeFileSync(file, JSON.stringify(await (await fetch(`${app}/docs-json`)).json()));
     const port = await freePort();
     const root = resolve(__dirname, '../..');
-    prism = spawn(join(root, 'node_modules/.bin/prism'), ['proxy', file, app, '--port', String(port), '--host', '127.0.0.1'], { stdio: 'ignore' });
+    prism = spawn(join(root, 'node_modules/.bin/prism'), ['proxy', file, app, '--port', String(port), '--host', '127.0.0.1'], {
+      stdio: 'ignore',
+    });
     base = `http://127.0.0.1:${port}`;
-    await eventually(async () => (await fetch(`${base}/health`).then((r) => r.status, () => 0)) === 200, { timeoutMs: 60_000 });
+    await eventually(
+      async () =>
+        (await fetch(`${base}/health`).then(
+          (r) => r.status,
+          () => 0,
+        )) === 200,
+      { timeoutMs: 60_000 },
+    );
   }, 90_000);
 
   afterAll(async () => {
@@ -72,24 +90,51 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('GET', '/api/v1/auth/me', { token: owner.token })).status).toBe(200);
     expect((await call('GET', '/api/v1/auth/me')).status).toBe(401);
     expect((await call('GET', '/api/v1/auth/me', { token: 'not.a.token' })).status).toBe(401);
-    expect((await call('PUT', '/api/v1/auth/password', { token: member.token, body: { currentPassword: 'wrong password here', newPassword: 'another long password' } })).status).toBe(400);
-    expect((await call('PUT', '/api/v1/auth/password', { token: member.token, body: { currentPassword: TEST_PASSWORD, newPassword: 'another long password' } })).status).toBe(200);
+    expect(
+      (
+        await call('PUT', '/api/v1/auth/password', {
+          token: member.token,
+          body: { currentPassword: 'wrong password here', newPassword: 'another long password' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await call('PUT', '/api/v1/auth/password', {
+          token: member.token,
+          body: { currentPassword: TEST_PASSWORD, newPassword: 'another long password' },
+        })
+      ).status,
+    ).toBe(200);
 
     // Plans and the account.
     expect((await call('GET', '/api/v1/plans', { token: owner.token })).status).toBe(200);
     expect((await call('GET', '/api/v1/account', { token: analyst.token })).status).toBe(200);
-    expect((await call('PATCH', '/api/v1/account', { token: owner.token, body: { name: 'Renamed', nonceTtlSeconds: 600 } })).status).toBe(200);
+    expect((await call('PATCH', '/api/v1/account', { token: owner.token, body: { name: 'Renamed', nonceTtlSeconds: 600 } })).status).toBe(
+      200,
+    );
     expect((await call('PATCH', '/api/v1/account', { token: analyst.token, body: { name: 'Nope' } })).status).toBe(403);
     expect((await call('PUT', '/api/v1/account/plan', { token: owner.token, body: { plan: 'pro' } })).status).toBe(200);
     expect((await call('PUT', '/api/v1/account/plan', { token: owner.token, body: { plan: 'no-such-plan' } })).status).toBe(400);
 
     // The team.
     expect((await call('GET', '/api/v1/team/members', { token: owner.token })).status).toBe(200);
-    const invited = await call('POST', '/api/v1/team/invitations', { token: owner.token, body: { email: `new-${randomUUID()}@example.com`, role: 'DEVELOPER' } });
+    const invited = await call('POST', '/api/v1/team/invitations', {
+      token: owner.token,
+      body: { email: `new-${randomUUID()}@example.com`, role: 'DEVELOPER' },
+    });
     expect(invited.status).toBe(201);
-    expect((await call('POST', '/api/v1/team/invitations', { token: owner.token, body: { email: member.email, role: 'DEVELOPER' } })).status).toBe(409);
-    expect((await call('POST', '/api/v1/auth/invitations/accept', { body: { token: invited.body!.token, password: 'a new member password' } })).status).toBe(200);
-    expect((await call('POST', '/api/v1/auth/invitations/accept', { body: { token: invited.body!.token, password: 'a new member password' } })).status).toBe(401);
+    expect(
+      (await call('POST', '/api/v1/team/invitations', { token: owner.token, body: { email: member.email, role: 'DEVELOPER' } })).status,
+    ).toBe(409);
+    expect(
+      (await call('POST', '/api/v1/auth/invitations/accept', { body: { token: invited.body!.token, password: 'a new member password' } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call('POST', '/api/v1/auth/invitations/accept', { body: { token: invited.body!.token, password: 'a new member password' } }))
+        .status,
+    ).toBe(401);
     expect((await call('PATCH', `/api/v1/team/members/${analyst.id}`, { token: owner.token, body: { role: 'ADMIN' } })).status).toBe(200);
     expect((await call('PATCH', `/api/v1/team/members/${randomUUID()}`, { token: owner.token, body: { role: 'ADMIN' } })).status).toBe(404);
     expect((await call('PATCH', `/api/v1/team/members/${owner.id}`, { token: owner.token, body: { role: 'ADMIN' } })).status).toBe(409);
@@ -97,14 +142,20 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
 
     // API keys.
     expect((await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: '' } })).status).toBe(400);
-    const created = await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: 'Checkout', allowedOrigins: ['https://shop.example.com'], expiresAt: '2030-01-01T00:00:00Z' } });
+    const created = await call('POST', '/api/v1/api-keys', {
+      token: owner.token,
+      body: { name: 'Checkout', allowedOrigins: ['https://shop.example.com'], expiresAt: '2030-01-01T00:00:00Z' },
+    });
     expect(created.status).toBe(201);
     const id = created.body!.id as string;
     expect((await call('GET', '/api/v1/api-keys', { token: owner.token })).status).toBe(200);
     expect((await call('GET', `/api/v1/api-keys/${id}`, { token: owner.token })).status).toBe(200);
     expect((await call('GET', `/api/v1/api-keys/${randomUUID()}`, { token: owner.token })).status).toBe(404);
     expect((await call('GET', '/api/v1/api-keys/not-a-uuid', { token: owner.token })).status).toBe(400);
-    expect((await call('PATCH', `/api/v1/api-keys/${id}`, { token: owner.token, body: { name: 'Checkout v2', scopes: ['widget', 'verify'] } })).status).toBe(200);
+    expect(
+      (await call('PATCH', `/api/v1/api-keys/${id}`, { token: owner.token, body: { name: 'Checkout v2', scopes: ['widget', 'verify'] } }))
+        .status,
+    ).toBe(200);
     const rotated = await call('POST', `/api/v1/api-keys/${id}/rotate`, { token: owner.token, body: { gracePeriodSeconds: 60 } });
     expect(rotated.status).toBe(200);
     const key = rotated.body!.key as string;
@@ -115,7 +166,9 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     const issued = await call('POST', '/api/v1/widget/nonces', { key });
     expect(issued.status).toBe(201);
     expect((await call('POST', '/api/v1/nonces/verify', { key, body: { nonce: issued.body!.nonce } })).status).toBe(200);
-    expect((await call('POST', '/api/v1/nonces/verify', { key, body: { nonce: issued.body!.nonce } })).body).toMatchObject({ valid: false });
+    expect((await call('POST', '/api/v1/nonces/verify', { key, body: { nonce: issued.body!.nonce } })).body).toMatchObject({
+      valid: false,
+    });
     expect((await call('POST', '/api/v1/nonces/verify', { key, body: {} })).status).toBe(400);
     expect((await call('GET', '/api/v1/public/ping', { key: allScopes })).status).toBe(200);
     expect((await call('GET', '/api/v1/public/ping', { key })).status).toBe(403);
@@ -126,7 +179,10 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('GET', '/api/v1/analytics/usage?groupBy=endpoint', { token: analyst.token })).status).toBe(200);
     expect((await call('GET', '/api/v1/analytics/usage?groupBy=sideways', { token: analyst.token })).status).toBe(400);
     expect((await call('GET', '/api/v1/audit-log?limit=5', { token: owner.token })).status).toBe(200);
-    const hook = await call('POST', '/api/v1/webhooks', { token: owner.token, body: { url: 'https://shop.example.com/hooks', description: 'Orders' } });
+    const hook = await call('POST', '/api/v1/webhooks', {
+      token: owner.token,
+      body: { url: 'https://shop.example.com/hooks', description: 'Orders' },
+    });
     expect(hook.status).toBe(201);
     expect((await call('GET', '/api/v1/webhooks', { token: owner.token })).status).toBe(200);
     expect((await call('DELETE', `/api/v1/webhooks/${hook.body!.id}`, { token: owner.token })).status).toBe(204);

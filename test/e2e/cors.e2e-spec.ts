@@ -44,7 +44,11 @@ describe('CORS (docs/API.md, "Browser clients (CORS)")', () => {
       expect(Number(second.headers['x-ratelimit-remaining'])).toBe(Number(first.headers['x-ratelimit-remaining']) - 1);
 
       await t.app.get(UsageRecorder).flush();
-      const usage = await t.http.get('/api/v1/analytics/usage').query({ groupBy: 'endpoint', apiKeyId: id }).set('Authorization', `Bearer ${own.owner.token}`).expect(200);
+      const usage = await t.http
+        .get('/api/v1/analytics/usage')
+        .query({ groupBy: 'endpoint', apiKeyId: id })
+        .set('Authorization', `Bearer ${own.owner.token}`)
+        .expect(200);
       expect(usage.body.data.map((r: { key: string; count: number }) => [r.key, r.count])).toEqual([['GET /api/v1/widget/config', 2]]);
     });
 
@@ -53,7 +57,15 @@ describe('CORS (docs/API.md, "Browser clients (CORS)")', () => {
       const res = await t.http.get('/api/v1/widget/config').set('X-Api-Key', key).set('Origin', ELSEWHERE).expect(200);
       expect(res.headers['access-control-allow-origin']).toBe(ELSEWHERE);
       expect(res.headers['access-control-expose-headers']).toBe(EXPOSED_HEADERS);
-      for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id']) {
+      for (const h of [
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+        'RateLimit',
+        'RateLimit-Policy',
+        'Retry-After',
+        'X-Request-Id',
+      ]) {
         expect(EXPOSED_HEADERS.split(', ')).toContain(h);
       }
       expect(res.headers['vary']).toBe('Origin');
@@ -103,7 +115,12 @@ describe('CORS (docs/API.md, "Browser clients (CORS)")', () => {
 
   describe('JWT routes', () => {
     it('answer a preflight from DASHBOARD_ORIGINS with the methods of the path', async () => {
-      const res = await preflight('/api/v1/api-keys/0b7e7a4e-8f5e-4b53-9a53-3d0e2f1c8a11', DASHBOARD, 'PATCH', 'authorization,content-type').expect(204);
+      const res = await preflight(
+        '/api/v1/api-keys/0b7e7a4e-8f5e-4b53-9a53-3d0e2f1c8a11',
+        DASHBOARD,
+        'PATCH',
+        'authorization,content-type',
+      ).expect(204);
       expect(res.headers['access-control-allow-origin']).toBe(DASHBOARD);
       expect(res.headers['access-control-allow-methods']?.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH']);
       expect(res.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, X-Request-Id');
@@ -113,14 +130,22 @@ describe('CORS (docs/API.md, "Browser clients (CORS)")', () => {
       const pre = await preflight('/api/v1/account', ELSEWHERE, 'GET', 'authorization').expect(204);
       expect(pre.headers['access-control-allow-origin']).toBeUndefined();
       expect(pre.headers['access-control-allow-methods']).toBeUndefined();
-      const res = await t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`).set('Origin', ELSEWHERE).expect(200);
+      const res = await t.http
+        .get('/api/v1/account')
+        .set('Authorization', `Bearer ${account.owner.token}`)
+        .set('Origin', ELSEWHERE)
+        .expect(200);
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
       expect(res.headers['access-control-expose-headers']).toBeUndefined();
       expect(res.headers['vary']).toBe('Origin');
     });
 
     it('grant the dashboard origin and expose the headers on the response', async () => {
-      const res = await t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`).set('Origin', DASHBOARD).expect(200);
+      const res = await t.http
+        .get('/api/v1/account')
+        .set('Authorization', `Bearer ${account.owner.token}`)
+        .set('Origin', DASHBOARD)
+        .expect(200);
       expect(res.headers['access-control-allow-origin']).toBe(DASHBOARD);
       expect(res.headers['access-control-expose-headers']).toBe(EXPOSED_HEADERS);
       expectRateLimitHeaders(res);
@@ -137,9 +162,17 @@ describe('CORS (docs/API.md, "Browser clients (CORS)")', () => {
     it('refuse every browser origin when DASHBOARD_ORIGINS is unset', async () => {
       const bare = await startApp();
       try {
-        const res = await bare.http.options('/api/v1/account').set('Origin', DASHBOARD).set('Access-Control-Request-Method', 'GET').expect(204);
+        const res = await bare.http
+          .options('/api/v1/account')
+          .set('Origin', DASHBOARD)
+          .set('Access-Control-Request-Method', 'GET')
+          .expect(204);
         expect(res.headers['access-control-allow-origin']).toBeUndefined();
-        const widget = await bare.http.options('/api/v1/widget/config').set('Origin', DASHBOARD).set('Access-Control-Request-Method', 'GET').expect(204);
+        const widget = await bare.http
+          .options('/api/v1/widget/config')
+          .set('Origin', DASHBOARD)
+          .set('Access-Control-Request-Method', 'GET')
+          .expect(204);
         expect(widget.headers['access-control-allow-origin']).toBe(DASHBOARD);
       } finally {
         await bare.close();

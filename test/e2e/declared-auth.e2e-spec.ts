@@ -20,7 +20,9 @@ describe('every registered route', () => {
     const routes = declaredRoutes(t.app);
     expect(routes.length).toBeGreaterThan(20);
     expect(routes.filter((r) => r.declared === undefined).map((r) => `${r.controller.name}.${r.methodName}`)).toEqual([]);
-    expect(routes.map((r) => `${r.controller.name}.${r.methodName}`)).toEqual(expect.arrayContaining(['HealthController.live', 'WebhooksController.create']));
+    expect(routes.map((r) => `${r.controller.name}.${r.methodName}`)).toEqual(
+      expect.arrayContaining(['HealthController.live', 'WebhooksController.create']),
+    );
   });
 
   it('would catch a route that forgets, even one hidden from Swagger', () => {

@@ -15,7 +15,9 @@ describe('embedded database', () => {
         const stock = new PGlite(join(dataDir, 'pglite'));
         await applyMigrations(stock);
         expect((await stock.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0].shared_buffers).toBe('128MB');
-        await stock.query(`INSERT INTO "Plan" (id, name, "apiRequestsPerMinute", "managementRequestsPerMinute") VALUES ('written-before', 'Written before', 7, 8)`);
+        await stock.query(
+          `INSERT INTO "Plan" (id, name, "apiRequestsPerMinute", "managementRequestsPerMinute") VALUES ('written-before', 'Written before', 7, 8)`,
+        );
         await stock.close();
 
         const t = await startApp({ DATA_DIR: dataDir });

@@ -13,7 +13,10 @@ describe('/health', () => {
     const closing = t.close();
     await eventually(async () => {
       const draining = await t.http.get('/health/ready');
-      expect({ status: draining.status, body: draining.body }).toEqual({ status: 503, body: expect.objectContaining({ status: 'not_ready', draining: true }) });
+      expect({ status: draining.status, body: draining.body }).toEqual({
+        status: 503,
+        body: expect.objectContaining({ status: 'not_ready', draining: true }),
+      });
     });
     expect((await t.http.get('/health/live')).status).toBe(200); // alive while it drains
     await closing;

@@ -13,7 +13,11 @@ import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '.
   beforeAll(async () => {
     // Instances of one deployment share the Redis prefix and the JWT secret. Usage is written by
     // hand in the test that counts it, so no timed write can retry a failed one.
-    const shared = { REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`, JWT_SECRET: randomBytes(32).toString('hex'), USAGE_FLUSH_INTERVAL_MS: '60000' };
+    const shared = {
+      REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      USAGE_FLUSH_INTERVAL_MS: '60000',
+    };
     a = await startApp(shared);
     b = await startApp(shared);
     account = await createAccount(a);
@@ -40,14 +44,18 @@ import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '.
       .set('Authorization', `Bearer ${user.token}`)
       .send({ currentPassword: user.password, newPassword: 'a brand new passphrase' })
       .expect(200);
-    await eventually(async () => expect((await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`)).status).toBe(401));
+    await eventually(async () =>
+      expect((await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`)).status).toBe(401),
+    );
   });
 
   it('lets exactly one of many concurrent verifications of a nonce succeed, across instances', async () => {
     const { key } = await account.createKey();
     const issued = await a.http.post('/api/v1/widget/nonces').set('X-Api-Key', key).expect(201);
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).http.post('/api/v1/nonces/verify').set('X-Api-Key', key).send({ nonce: issued.body.nonce })),
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 === 0 ? a : b).http.post('/api/v1/nonces/verify').set('X-Api-Key', key).send({ nonce: issued.body.nonce }),
+      ),
     );
     expect(answers.filter((r) => r.status === 200 && r.body.valid === true)).toHaveLength(1);
     expect(answers.filter((r) => r.status === 200 && r.body.reason === 'already_used')).toHaveLength(19);
@@ -71,7 +79,8 @@ import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '.
       status: 200,
       at: Date.now(),
     });
-    const written = async () => (await a.prisma.usageCounter.aggregate({ where: { subjectId: { in: keyIds } }, _sum: { count: true } }))._sum.count;
+    const written = async () =>
+      (await a.prisma.usageCounter.aggregate({ where: { subjectId: { in: keyIds } }, _sum: { count: true } }))._sum.count;
     for (let round = 1; round <= 5; round++) {
       // The same buckets, met in opposite orders, as a load balancer's two instances might.
       for (const id of keyIds) ra.record(hit(id));

@@ -14,7 +14,12 @@ function logLines(t: TestApp, file: string, until: (line: LogLine) => boolean): 
   return eventually(async () => {
     await new Promise<void>((resolve) => t.app.get<PinoLogger>(PINO).flush(() => resolve()));
     const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    const lines = text.endsWith('\n') ? text.trim().split('\n').map((l) => JSON.parse(l) as LogLine) : [];
+    const lines = text.endsWith('\n')
+      ? text
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as LogLine)
+      : [];
     return lines.some(until) && lines;
   });
 }
@@ -39,7 +44,15 @@ describe('logs', () => {
       await t.http.get('/api/v1/public/ping').set('X-Api-Key', key).set('X-Request-Id', 'log-test-1').expect(200);
       await t.http.post('/api/v1/auth/login').send({ email: account.owner.email, password: TEST_PASSWORD }).expect(200);
       const lines = await logLines(t, t.config.logFile!, (l) => l.route === 'POST /api/v1/auth/login');
-      expect(lines).toContainEqual(expect.objectContaining({ reqId: 'log-test-1', route: 'GET /api/v1/public/ping', status: 200, ms: expect.any(Number), msg: 'request' }));
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          reqId: 'log-test-1',
+          route: 'GET /api/v1/public/ping',
+          status: 200,
+          ms: expect.any(Number),
+          msg: 'request',
+        }),
+      );
       expect(findSecrets(readFileSync(t.config.logFile!, 'utf8'))).toEqual([]);
     } finally {
       await t.close();

@@ -29,7 +29,8 @@ describe('when PostgreSQL stops', () => {
     t.http.post('/api/v1/auth/login').send({ email: account.owner.email, password }).timeout({ response: DEADLINE_MS });
 
   it('answers every request made while it stops: 200 or 503, never a 500, never a hang', async () => {
-    const get = () => t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`).timeout({ response: DEADLINE_MS });
+    const get = () =>
+      t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`).timeout({ response: DEADLINE_MS });
     let stopped = false;
     const stopping = pg.stopImmediately().then(() => {
       stopped = true;
@@ -45,7 +46,10 @@ describe('when PostgreSQL stops', () => {
   });
 
   it('answers a fast 503 service_unavailable with the documented body and headers', async () => {
-    const res = await t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`).timeout({ response: DEADLINE_MS });
+    const res = await t.http
+      .get('/api/v1/account')
+      .set('Authorization', `Bearer ${account.owner.token}`)
+      .timeout({ response: DEADLINE_MS });
     expectError(res, 503, 'service_unavailable');
     expectRateLimitHeaders(res);
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
@@ -71,7 +75,9 @@ describe('when PostgreSQL stops', () => {
 
   it('recovers without a restart once PostgreSQL is back', async () => {
     pg.start();
-    await eventually(async () => expect((await t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`)).status).toBe(200));
+    await eventually(async () =>
+      expect((await t.http.get('/api/v1/account').set('Authorization', `Bearer ${account.owner.token}`)).status).toBe(200),
+    );
     const res = await login(account.owner.password);
     expect(res.status).toBe(200);
   });

@@ -56,7 +56,11 @@ describe('rate limits', () => {
     const { id, key } = await account.createKey();
     await ping(key).expect(200);
     await t.http.head(PING).set('X-Api-Key', key).expect(200);
-    const res = await t.http.get('/api/v1/analytics/usage').query({ groupBy: 'endpoint', apiKeyId: id }).set('Authorization', `Bearer ${account.owner.token}`).expect(200);
+    const res = await t.http
+      .get('/api/v1/analytics/usage')
+      .query({ groupBy: 'endpoint', apiKeyId: id })
+      .set('Authorization', `Bearer ${account.owner.token}`)
+      .expect(200);
     expect(res.body.data).toEqual([{ key: `GET ${PING}`, count: 2 }]);
   });
 

@@ -41,7 +41,12 @@ describe('Redis rate-limit counter', () => {
     const counts = (records: typeof ra) => records.map((r) => r.totalHits).sort((x, y) => x - y);
     expect(counts(ra)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
     expect(counts(rb)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
-    expect(ra.filter((r) => r.isBlocked).map((r) => r.totalHits).sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 101));
+    expect(
+      ra
+        .filter((r) => r.isBlocked)
+        .map((r) => r.totalHits)
+        .sort((x, y) => x - y),
+    ).toEqual(Array.from({ length: 200 }, (_, i) => i + 101));
     expect(rb.filter((r) => r.isBlocked)).toHaveLength(50);
     for (const r of [...ra, ...rb]) {
       expect(r.timeToExpire).toBeGreaterThanOrEqual(1);

@@ -88,7 +88,11 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
       case 'PUT /api/v1/auth/password': {
         // The change ends the caller's tokens: a throwaway user of the same role makes it.
         const user = await account.addUser(caller.role);
-        return { caller: user, url: row.path, body: { currentPassword: user.password, newPassword: `a brand new passphrase ${randomUUID()}` } };
+        return {
+          caller: user,
+          url: row.path,
+          body: { currentPassword: user.password, newPassword: `a brand new passphrase ${randomUUID()}` },
+        };
       }
       case 'PATCH /api/v1/account':
         return { caller, url: row.path, body: { name: `Renamed ${randomUUID()}` } };
@@ -113,7 +117,9 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
       case 'POST /api/v1/webhooks':
         return { caller, url: row.path, body: { url: 'https://hooks.example.com/matrix' } };
       case 'DELETE /api/v1/webhooks/:id': {
-        const hook = await t.prisma.webhookEndpoint.create({ data: { accountId: account.id, url: 'https://hooks.example.com/m', createdById: account.owner.id } });
+        const hook = await t.prisma.webhookEndpoint.create({
+          data: { accountId: account.id, url: 'https://hooks.example.com/m', createdById: account.owner.id },
+        });
         return {
           caller,
           url: `/api/v1/webhooks/${hook.id}`,
@@ -136,7 +142,9 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
       member = role === 'OWNER' ? account.owner : await account.addUser(role);
     });
 
-    const cases = ROWS.map((row) => [row.roles.includes(role) ? `${name(row)} is allowed` : `${name(row)} is refused with 403, changing nothing`, row] as const);
+    const cases = ROWS.map(
+      (row) => [row.roles.includes(role) ? `${name(row)} is allowed` : `${name(row)} is refused with 403, changing nothing`, row] as const,
+    );
 
     it.each(cases)('%s, with the rate-limit headers', async (_title, row) => {
       const call = await prepare(row, account, member);
@@ -171,7 +179,11 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
     const documentedJwtRoutes = async () =>
       (await documentedRoutes(t))
         .filter((r) => r.auth?.method === 'jwt')
-        .map((r) => ({ method: r.method, path: r.path.replace(/\{([^}]+)\}/g, ':$1'), roles: r.auth?.method === 'jwt' ? [...r.auth.roles] : [] }));
+        .map((r) => ({
+          method: r.method,
+          path: r.path.replace(/\{([^}]+)\}/g, ':$1'),
+          roles: r.auth?.method === 'jwt' ? [...r.auth.roles] : [],
+        }));
 
     it('has a matrix row, with the same roles, for every documented JWT route', async () => {
       const documented = await documentedJwtRoutes();

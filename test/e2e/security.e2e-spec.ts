@@ -88,7 +88,13 @@ describe('every documented route', () => {
 
   it('lists every documented route, public or protected, here', () => {
     const isPublic = (r: DocumentedRoute) => r.auth?.method === 'none';
-    expect({ public: routes.filter(isPublic).map(name).sort(), protected: routes.filter((r) => !isPublic(r)).map(name).sort() }).toEqual({
+    expect({
+      public: routes.filter(isPublic).map(name).sort(),
+      protected: routes
+        .filter((r) => !isPublic(r))
+        .map(name)
+        .sort(),
+    }).toEqual({
       public: [...PUBLIC].sort(),
       protected: [...PROTECTED].sort(),
     });

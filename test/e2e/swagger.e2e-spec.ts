@@ -35,11 +35,22 @@ interface Operation {
 interface OpenApiDocument {
   readonly openapi: string;
   readonly paths: Record<string, Record<string, Operation>>;
-  readonly components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, Schema>; headers: Record<string, Header> };
+  readonly components: {
+    securitySchemes: Record<string, Record<string, unknown>>;
+    schemas: Record<string, Schema>;
+    headers: Record<string, Header>;
+  };
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-const RESPONSE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id'];
+const RESPONSE_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit',
+  'RateLimit-Policy',
+  'X-Request-Id',
+];
 const ERROR_REF = '#/components/schemas/ErrorResponseDto';
 
 describe('OpenAPI', () => {
@@ -79,7 +90,9 @@ describe('OpenAPI', () => {
     });
 
     it('documents the /api/v1 operations and nothing of /health', () => {
-      expect(operations.map((o) => o.name)).toEqual(expect.arrayContaining(['POST /api/v1/auth/login', 'GET /api/v1/public/ping', 'POST /api/v1/api-keys']));
+      expect(operations.map((o) => o.name)).toEqual(
+        expect.arrayContaining(['POST /api/v1/auth/login', 'GET /api/v1/public/ping', 'POST /api/v1/api-keys']),
+      );
       expect(Object.keys(doc.paths).filter((p) => p.includes('health'))).toEqual([]);
     });
 
@@ -153,10 +166,12 @@ describe('OpenAPI', () => {
         for (const [status, response] of Object.entries(op.responses)) {
           for (const h of RESPONSE_HEADERS) {
             const declared = response.headers?.[h];
-            const header = declared !== undefined && '$ref' in declared ? doc.components.headers[declared.$ref.split('/').pop()!] : declared;
+            const header =
+              declared !== undefined && '$ref' in declared ? doc.components.headers[declared.$ref.split('/').pop()!] : declared;
             if (header?.required !== true) problems.push(`${name} ${status}: ${h} not required`);
             // Swagger UI renders descriptions as Markdown: "<limit>" would vanish as an HTML tag.
-            if (!header?.description || /<[a-z]/i.test(header.description)) problems.push(`${name} ${status}: ${h} description ${header?.description}`);
+            if (!header?.description || /<[a-z]/i.test(header.description))
+              problems.push(`${name} ${status}: ${h} description ${header?.description}`);
           }
         }
       }
@@ -210,12 +225,17 @@ describe('OpenAPI', () => {
 
     it('answers the verify verdict as one of a valid and an invalid shape', () => {
       const schema = doc.paths['/api/v1/nonces/verify']?.post?.responses['200']?.content?.['application/json']?.schema;
-      expect(schema?.oneOf?.map((s) => s.$ref)).toEqual(['#/components/schemas/ValidNonceVerdictDto', '#/components/schemas/InvalidNonceVerdictDto']);
+      expect(schema?.oneOf?.map((s) => s.$ref)).toEqual([
+        '#/components/schemas/ValidNonceVerdictDto',
+        '#/components/schemas/InvalidNonceVerdictDto',
+      ]);
     });
 
     it('has a create-key example that the API accepts', async () => {
       const properties = doc.components.schemas.CreateApiKeyDto!.properties!;
-      const example = Object.fromEntries(Object.entries(properties).flatMap(([prop, p]) => (p.example === undefined ? [] : [[prop, p.example]])));
+      const example = Object.fromEntries(
+        Object.entries(properties).flatMap(([prop, p]) => (p.example === undefined ? [] : [[prop, p.example]])),
+      );
       expect(Object.keys(example)).toEqual(expect.arrayContaining(['name', 'expiresAt', 'allowedOrigins']));
       const account = await createAccount(t);
       const res = await t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`).send(example);
@@ -228,17 +248,22 @@ describe('OpenAPI', () => {
       const root = resolve(__dirname, '../..');
       const spectral = join(root, 'node_modules/.bin/spectral');
       // Exit code 1 means "errors found": the findings are on stdout either way.
-      const { stdout } = await promisify(execFile)(spectral, ['lint', '-r', join(root, '.spectral.yaml'), '-f', 'json', '--quiet', file], { maxBuffer: 64 << 20 }).catch(
-        (err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }),
-      );
+      const { stdout } = await promisify(execFile)(spectral, ['lint', '-r', join(root, '.spectral.yaml'), '-f', 'json', '--quiet', file], {
+        maxBuffer: 64 << 20,
+      }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
       const findings = JSON.parse(stdout) as Array<{ code: string; severity: number; path: string[] }>;
       expect(findings.length).toBeGreaterThan(0); // the linter ran (warnings remain on responses)
       const inputSchemas = new Set(
-        operations.map(({ op }) => op.requestBody?.content?.['application/json']?.schema?.$ref?.split('/').pop()).filter((n) => n !== undefined),
+        operations
+          .map(({ op }) => op.requestBody?.content?.['application/json']?.schema?.$ref?.split('/').pop())
+          .filter((n) => n !== undefined),
       );
       const onInputs = findings
         .filter((f) => f.severity === 0)
-        .filter(({ path }) => path.includes('requestBody') || path.includes('parameters') || (path[0] === 'components' && inputSchemas.has(path[2]!)))
+        .filter(
+          ({ path }) =>
+            path.includes('requestBody') || path.includes('parameters') || (path[0] === 'components' && inputSchemas.has(path[2]!)),
+        )
         .map((f) => `${f.code} ${f.path.join('.')}`);
       expect(onInputs).toEqual([]);
     }, 60_000);
@@ -250,7 +275,9 @@ describe('OpenAPI', () => {
       expect(doc).toEqual(committed);
       const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
       writeFileSync(file, JSON.stringify(doc));
-      const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'scripts/openapi-client.js'), '--types', file], { maxBuffer: 64 << 20 });
+      const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'scripts/openapi-client.js'), '--types', file], {
+        maxBuffer: 64 << 20,
+      });
       expect(stdout).toBe(readFileSync(join(root, 'dashboard/src/api/schema.d.ts'), 'utf8'));
     });
 

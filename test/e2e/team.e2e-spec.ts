@@ -18,10 +18,12 @@ describe('team: invitations, roles, removal; password and me', () => {
   const freshEmail = (tag = 'invitee') => `${tag}-${randomUUID()}@example.com`;
   const invite = (by: { token: string }, email: string, role: Role): Promise<Response> =>
     t.http.post('/api/v1/team/invitations').set(bearer(by.token)).send({ email, role });
-  const accept = (token: string, password: string): Promise<Response> => t.http.post('/api/v1/auth/invitations/accept').send({ token, password });
+  const accept = (token: string, password: string): Promise<Response> =>
+    t.http.post('/api/v1/auth/invitations/accept').send({ token, password });
   const changeRole = (by: { token: string }, userId: string, role: Role): Promise<Response> =>
     t.http.patch(`/api/v1/team/members/${userId}`).set(bearer(by.token)).send({ role });
-  const remove = (by: { token: string }, userId: string): Promise<Response> => t.http.delete(`/api/v1/team/members/${userId}`).set(bearer(by.token));
+  const remove = (by: { token: string }, userId: string): Promise<Response> =>
+    t.http.delete(`/api/v1/team/members/${userId}`).set(bearer(by.token));
   const me = (token: string): Test => t.http.get('/api/v1/auth/me').set(bearer(token));
   const members = async (by: { token: string }): Promise<Array<{ id: string; email: string; role: Role }>> =>
     (await t.http.get('/api/v1/team/members').set(bearer(by.token)).expect(200)).body.data;
@@ -42,7 +44,13 @@ describe('team: invitations, roles, removal; password and me', () => {
       const res = await invite(inviter, email, 'DEVELOPER');
       expect(res.status).toBe(201);
       expectRateLimitHeaders(res);
-      expect(res.body).toEqual({ id: expect.any(String), email, role: 'DEVELOPER', expiresAt: expect.any(String), token: expect.any(String) });
+      expect(res.body).toEqual({
+        id: expect.any(String),
+        email,
+        role: 'DEVELOPER',
+        expiresAt: expect.any(String),
+        token: expect.any(String),
+      });
       const inSevenDays = Date.now() + 7 * DAY_MS;
       expect(Math.abs(Date.parse(res.body.expiresAt) - inSevenDays)).toBeLessThan(10 * 60 * 1000);
       expect(res.body.token.length).toBeGreaterThanOrEqual(32);
@@ -80,7 +88,12 @@ describe('team: invitations, roles, removal; password and me', () => {
       const who = await me(res.body.token);
       expect(who.status).toBe(200);
       expect(who.body).toMatchObject({ email, role: 'DEVELOPER', account: { id: account.id } });
-      expect((await members(account.owner)).find((m) => m.email === email)).toEqual({ id: who.body.id, email, role: 'DEVELOPER', createdAt: expect.any(String) });
+      expect((await members(account.owner)).find((m) => m.email === email)).toEqual({
+        id: who.body.id,
+        email,
+        role: 'DEVELOPER',
+        createdAt: expect.any(String),
+      });
       await t.http.post('/api/v1/auth/login').send({ email, password: NEW_PASSWORD }).expect(200);
 
       const again = await accept(inv.body.token, 'yet another long passphrase');
@@ -131,7 +144,9 @@ describe('team: invitations, roles, removal; password and me', () => {
       const first = await invite(other.owner, email, 'DEVELOPER');
       expect((await accept(first.body.token, NEW_PASSWORD)).status).toBe(200);
       expectError(await accept(inv.body.token, NEW_PASSWORD), 409, 'conflict');
-      expect(await t.prisma.user.findMany({ where: { email } })).toEqual([expect.objectContaining({ accountId: other.id, role: 'DEVELOPER' })]);
+      expect(await t.prisma.user.findMany({ where: { email } })).toEqual([
+        expect.objectContaining({ accountId: other.id, role: 'DEVELOPER' }),
+      ]);
     });
 
     it('lets an OWNER invite an OWNER, but not an ADMIN (403)', async () => {
@@ -148,7 +163,10 @@ describe('team: invitations, roles, removal; password and me', () => {
     it('rejects a malformed invitation body with 400', async () => {
       expectError(await invite(account.owner, 'not-an-email', 'ANALYST'), 400, 'validation_failed');
       expectError(await invite(account.owner, freshEmail(), 'ROOT' as Role), 400, 'validation_failed');
-      const extra = await t.http.post('/api/v1/team/invitations').set(bearer(account.owner.token)).send({ email: freshEmail(), role: 'ANALYST', admin: true });
+      const extra = await t.http
+        .post('/api/v1/team/invitations')
+        .set(bearer(account.owner.token))
+        .send({ email: freshEmail(), role: 'ANALYST', admin: true });
       expectError(extra, 400, 'validation_failed');
     });
   });
@@ -214,7 +232,9 @@ describe('team: invitations, roles, removal; password and me', () => {
       expectError(await remove(other, other.id), 409, 'conflict');
       expect((await changeRole(other, owner.id, 'OWNER')).status).toBe(200);
       expect((await remove(other, owner.id)).status).toBe(204);
-      expect(await t.prisma.user.findMany({ where: { accountId: account.id }, select: { id: true, role: true } })).toEqual([{ id: other.id, role: 'OWNER' }]);
+      expect(await t.prisma.user.findMany({ where: { accountId: account.id }, select: { id: true, role: true } })).toEqual([
+        { id: other.id, role: 'OWNER' },
+      ]);
     });
 
     it('keeps one OWNER when two OWNERs demote each other at the same time', async () => {
@@ -278,7 +298,10 @@ describe('team: invitations, roles, removal; password and me', () => {
       }
       const dev = await account.addUser('DEVELOPER');
       expectError(await changeRole(account.owner, dev.id, 'SUPERUSER' as Role), 400, 'validation_failed');
-      const extra = await t.http.patch(`/api/v1/team/members/${dev.id}`).set(bearer(account.owner.token)).send({ role: 'ANALYST', email: 'x@example.com' });
+      const extra = await t.http
+        .patch(`/api/v1/team/members/${dev.id}`)
+        .set(bearer(account.owner.token))
+        .send({ role: 'ANALYST', email: 'x@example.com' });
       expectError(extra, 400, 'validation_failed');
       expect(await roleInDb(dev.id)).toBe('DEVELOPER');
     });
@@ -330,7 +353,11 @@ describe('team: invitations, roles, removal; password and me', () => {
         expect(res.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'newPassword' })]));
       }
       expectError(await changePassword(user.token, { currentPassword: user.password }), 400, 'validation_failed');
-      expectError(await changePassword(user.token, { currentPassword: user.password, newPassword: NEW_PASSWORD, extra: 1 }), 400, 'validation_failed');
+      expectError(
+        await changePassword(user.token, { currentPassword: user.password, newPassword: NEW_PASSWORD, extra: 1 }),
+        400,
+        'validation_failed',
+      );
       await me(user.token).expect(200);
       await login(user.email, user.password).expect(200);
     });

@@ -24,7 +24,12 @@ describe('/api/v1/webhooks', () => {
     const owner = as(account.owner.token);
     const first = await owner.create({ url: 'https://shop.example.com/hooks/a' });
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ id: expect.any(String), url: 'https://shop.example.com/hooks/a', description: null, createdAt: expect.any(String) });
+    expect(first.body).toEqual({
+      id: expect.any(String),
+      url: 'https://shop.example.com/hooks/a',
+      description: null,
+      createdAt: expect.any(String),
+    });
     expectRateLimitHeaders(first);
     const second = (await owner.create({ url: 'https://shop.example.com/hooks/b', description: 'Orders' }).expect(201)).body;
 

@@ -116,7 +116,12 @@ describeInBrowser('the widget on a customer page, in Chromium (docs/API.md, "Bro
       config: { status: 200, accountId, remaining: expect.stringMatching(/^\d+$/) },
       nonce: { status: 201, issued: true, remaining: expect.stringMatching(/^\d+$/), limit: '60', requestId: expect.any(String) },
       // X-Api-Key makes both calls non-simple: Chromium preflights each (no key sent) before the real call.
-      apiCalls: ['OPTIONS /api/v1/widget/config', 'GET /api/v1/widget/config', 'OPTIONS /api/v1/widget/nonces', 'POST /api/v1/widget/nonces'],
+      apiCalls: [
+        'OPTIONS /api/v1/widget/config',
+        'GET /api/v1/widget/config',
+        'OPTIONS /api/v1/widget/nonces',
+        'POST /api/v1/widget/nonces',
+      ],
     });
     const { config, nonce } = result as { config: { remaining: string }; nonce: { remaining: string } };
     // One request counted on each endpoint: the preflights did not count.

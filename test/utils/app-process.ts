@@ -24,7 +24,13 @@ export class AppProcess {
     readonly port: number,
     private readonly child: ChildProcess,
   ) {
-    const keep = (chunk: Buffer) => this.log.push(...chunk.toString().split('\n').filter((l) => l !== ''));
+    const keep = (chunk: Buffer) =>
+      this.log.push(
+        ...chunk
+          .toString()
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
   }
@@ -32,9 +38,18 @@ export class AppProcess {
   static async start(env: NodeJS.ProcessEnv): Promise<AppProcess> {
     buildOnce();
     const port = await freePort();
-    const child = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env: { ...process.env, LOG_REQUESTS: 'all', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/main.js'], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_REQUESTS: 'all', ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const app = new AppProcess(port, child);
-    const ready = async () => child.exitCode !== null || (await fetch(`${app.url}/health/ready`).then((r) => r.status, () => 0)) === 200;
+    const ready = async () =>
+      child.exitCode !== null ||
+      (await fetch(`${app.url}/health/ready`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200;
     const up = await eventually(ready, { timeoutMs: 20_000 }).catch(() => false);
     if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${app.log.join('\n')}`);
     if (up) return app;

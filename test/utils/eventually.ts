@@ -14,7 +14,10 @@ export interface EventuallyOptions {
  * seen through Redis, a server draining, a log line written. After `timeoutMs` the last try's
  * failure is thrown: the assertion's own message, or for a condition that it was still false.
  */
-export async function eventually<T>(check: () => T | Promise<T>, { timeoutMs = 5_000, intervalMs = 100 }: EventuallyOptions = {}): Promise<Exclude<T, false>> {
+export async function eventually<T>(
+  check: () => T | Promise<T>,
+  { timeoutMs = 5_000, intervalMs = 100 }: EventuallyOptions = {},
+): Promise<Exclude<T, false>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let failure: unknown;

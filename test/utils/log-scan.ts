@@ -10,7 +10,13 @@ const SECRET_PATTERNS: ReadonlyArray<[string, RegExp]> = [
   ['invitation token', /ghi_[A-Za-z0-9_-]{43}/],
   ['JWT', /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/],
 ];
-const TEST_PASSWORDS = ['correct horse battery staple', 'a brand new passphrase', 'smoke test password', 'not the password', 'not the current one'];
+const TEST_PASSWORDS = [
+  'correct horse battery staple',
+  'a brand new passphrase',
+  'smoke test password',
+  'not the password',
+  'not the current one',
+];
 
 export interface Leak {
   readonly file: string;

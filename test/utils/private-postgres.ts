@@ -23,7 +23,19 @@ export class PrivatePostgres {
     chownSync(dir, uid, gid);
     pg.asPostgres('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
     pg.start();
-    execFileSync('psql', ['-q', '-h', '127.0.0.1', '-p', String(pg.port), '-U', 'postgres', '-d', 'postgres', '-c', 'CREATE DATABASE gatehouse']);
+    execFileSync('psql', [
+      '-q',
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(pg.port),
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-c',
+      'CREATE DATABASE gatehouse',
+    ]);
     return pg;
   }
 
@@ -69,7 +81,11 @@ export class PrivatePostgres {
 
   private static postgresUser(): { uid: number; gid: number } {
     if (userInfo().uid !== 0) return { uid: userInfo().uid, gid: userInfo().gid };
-    const [uid, gid] = execFileSync('id', ['-u', 'postgres']).toString().trim().split('\n').concat(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    const [uid, gid] = execFileSync('id', ['-u', 'postgres'])
+      .toString()
+      .trim()
+      .split('\n')
+      .concat(execFileSync('id', ['-g', 'postgres']).toString().trim());
     return { uid: Number(uid), gid: Number(gid) };
   }
 }

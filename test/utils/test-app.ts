@@ -91,7 +91,10 @@ export async function createAccount(t: TestApp, plan = 'free'): Promise<TestAcco
     owner,
     addUser,
     async createKey(body = {}) {
-      const res = await t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${owner.token}`).send({ name: 'test key', ...body });
+      const res = await t.http
+        .post('/api/v1/api-keys')
+        .set('Authorization', `Bearer ${owner.token}`)
+        .send({ name: 'test key', ...body });
       if (res.status !== 201) throw new Error(`createKey: ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.id, key: res.body.key };
     },

@@ -26,11 +26,22 @@ export const NONCE_TTL_MAX = 3600;
 
 export class UpdateAccountDto {
   @ApiPropertyOptional({ description: 'New account name.', minLength: 1, maxLength: 100, example: 'Acme Inc.' })
-  @IsOmittable() @IsString() @Length(1, 100)
+  @IsOmittable()
+  @IsString()
+  @Length(1, 100)
   readonly name?: string;
 
-  @ApiPropertyOptional({ description: 'Lifetime of nonces issued from now on, in seconds.', type: 'integer', minimum: NONCE_TTL_MIN, maximum: NONCE_TTL_MAX, example: 300 })
-  @IsOmittable() @IsInt() @Min(NONCE_TTL_MIN) @Max(NONCE_TTL_MAX)
+  @ApiPropertyOptional({
+    description: 'Lifetime of nonces issued from now on, in seconds.',
+    type: 'integer',
+    minimum: NONCE_TTL_MIN,
+    maximum: NONCE_TTL_MAX,
+    example: 300,
+  })
+  @IsOmittable()
+  @IsInt()
+  @Min(NONCE_TTL_MIN)
+  @Max(NONCE_TTL_MAX)
   readonly nonceTtlSeconds?: number;
 }
 

@@ -15,7 +15,11 @@ export class ApiKeyDto {
   @ApiProperty({ description: 'What the key may call.', enum: API_KEY_SCOPES, isArray: true })
   readonly scopes!: ApiKeyScope[];
 
-  @ApiProperty({ description: 'Browser origins allowed to use the key; empty means any origin.', type: [String], example: ['https://shop.example.com'] })
+  @ApiProperty({
+    description: 'Browser origins allowed to use the key; empty means any origin.',
+    type: [String],
+    example: ['https://shop.example.com'],
+  })
   readonly allowedOrigins!: string[];
 
   @ApiProperty({ description: 'active, or revoked (for good).', enum: ['active', 'revoked'] })
@@ -24,10 +28,20 @@ export class ApiKeyDto {
   @ApiProperty({ description: 'When the key stops working; null: never.', type: String, format: 'date-time', nullable: true })
   readonly expiresAt!: string | null;
 
-  @ApiProperty({ description: 'Last successful use (recorded within a few seconds); null: never used.', type: String, format: 'date-time', nullable: true })
+  @ApiProperty({
+    description: 'Last successful use (recorded within a few seconds); null: never used.',
+    type: String,
+    format: 'date-time',
+    nullable: true,
+  })
   readonly lastUsedAt!: string | null;
 
-  @ApiProperty({ description: 'After a rotation with a grace period: when the previous secret stops working.', type: String, format: 'date-time', nullable: true })
+  @ApiProperty({
+    description: 'After a rotation with a grace period: when the previous secret stops working.',
+    type: String,
+    format: 'date-time',
+    nullable: true,
+  })
   readonly previousSecretExpiresAt!: string | null;
 
   @ApiProperty({ description: 'Creation time.', type: String, format: 'date-time' })

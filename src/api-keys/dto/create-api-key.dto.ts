@@ -8,15 +8,31 @@ export const ORIGIN_PATTERN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]+)(:
 
 export class CreateApiKeyDto {
   @ApiProperty({ description: 'A name to recognise the key by.', minLength: 1, maxLength: 100, example: 'Checkout widget' })
-  @IsString() @Length(1, 100)
+  @IsString()
+  @Length(1, 100)
   readonly name!: string;
 
-  @ApiPropertyOptional({ description: 'What the key may call. Default: all three.', enum: API_KEY_SCOPES, isArray: true, maxItems: API_KEY_SCOPES.length, default: API_KEY_SCOPES })
-  @IsOmittable() @IsArray() @ArrayMinSize(1) @ArrayUnique() @IsIn(API_KEY_SCOPES, { each: true })
+  @ApiPropertyOptional({
+    description: 'What the key may call. Default: all three.',
+    enum: API_KEY_SCOPES,
+    isArray: true,
+    maxItems: API_KEY_SCOPES.length,
+    default: API_KEY_SCOPES,
+  })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayUnique()
+  @IsIn(API_KEY_SCOPES, { each: true })
   readonly scopes?: ApiKeyScope[];
 
-  @ApiPropertyOptional({ description: 'When the key stops working (ISO 8601, in the future). Default: never.', format: 'date-time', example: '2030-01-01T00:00:00Z' })
-  @IsOmittable() @IsDateString({ strict: true })
+  @ApiPropertyOptional({
+    description: 'When the key stops working (ISO 8601, in the future). Default: never.',
+    format: 'date-time',
+    example: '2030-01-01T00:00:00Z',
+  })
+  @IsOmittable()
+  @IsDateString({ strict: true })
   readonly expiresAt?: string;
 
   @ApiPropertyOptional({
@@ -26,7 +42,12 @@ export class CreateApiKeyDto {
     items: { type: 'string', maxLength: 200, pattern: ORIGIN_PATTERN.source },
     example: ['https://shop.example.com'],
   })
-  @IsOmittable() @IsArray() @ArrayMaxSize(50) @ArrayUnique() @IsString({ each: true }) @Length(1, 200, { each: true })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Length(1, 200, { each: true })
   @Matches(ORIGIN_PATTERN, { each: true, message: 'each value in allowedOrigins must be an origin such as https://shop.example.com' })
   readonly allowedOrigins?: string[];
 }

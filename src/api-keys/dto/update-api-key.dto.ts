@@ -6,6 +6,11 @@ import { CreateApiKeyDto } from './create-api-key.dto';
 export class UpdateApiKeyDto extends PartialType(PickType(CreateApiKeyDto, ['name', 'scopes', 'allowedOrigins'] as const), {
   skipNullProperties: false,
 }) {
-  @ApiPropertyOptional({ description: 'What the key may call. Absent: unchanged.', enum: API_KEY_SCOPES, isArray: true, maxItems: API_KEY_SCOPES.length })
+  @ApiPropertyOptional({
+    description: 'What the key may call. Absent: unchanged.',
+    enum: API_KEY_SCOPES,
+    isArray: true,
+    maxItems: API_KEY_SCOPES.length,
+  })
   declare readonly scopes?: ApiKeyScope[];
 }

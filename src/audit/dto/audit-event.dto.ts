@@ -27,9 +27,12 @@ export class AuditEventDto {
   readonly requestId!: string;
 
   @ApiProperty({
-    description: 'What changed (never a secret), e.g. {"from":"free","to":"pro"}: names mapped to strings, numbers, booleans or lists of strings.',
+    description:
+      'What changed (never a secret), e.g. {"from":"free","to":"pro"}: names mapped to strings, numbers, booleans or lists of strings.',
     type: 'object',
-    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }] },
+    additionalProperties: {
+      oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }],
+    },
     nullable: true,
     example: { from: 'free', to: 'pro' },
   })
@@ -49,22 +52,30 @@ export class AuditEventPageDto {
 
 export class ListAuditEventsQuery {
   @ApiPropertyOptional({ description: 'Only events at or after this time (ISO 8601).', format: 'date-time' })
-  @IsOmittable() @IsISO8601({ strict: true })
+  @IsOmittable()
+  @IsISO8601({ strict: true })
   readonly from?: string;
 
   @ApiPropertyOptional({ description: 'Only events before this time (ISO 8601).', format: 'date-time' })
-  @IsOmittable() @IsISO8601({ strict: true })
+  @IsOmittable()
+  @IsISO8601({ strict: true })
   readonly to?: string;
 
   @ApiPropertyOptional({ description: 'Only this action.', enum: AUDIT_ACTIONS })
-  @IsOmittable() @IsIn(AUDIT_ACTIONS)
+  @IsOmittable()
+  @IsIn(AUDIT_ACTIONS)
   readonly action?: AuditAction;
 
   @ApiPropertyOptional({ description: 'nextCursor of the previous page.', maxLength: 200 })
-  @IsOmittable() @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be a nextCursor value' })
+  @IsOmittable()
+  @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be a nextCursor value' })
   readonly cursor?: string;
 
   @ApiPropertyOptional({ description: 'Page size.', type: 'integer', minimum: 1, maximum: 200, default: 50 })
-  @IsOmittable() @Type(() => Number) @IsInt() @Min(1) @Max(200)
+  @IsOmittable()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
   readonly limit?: number;
 }

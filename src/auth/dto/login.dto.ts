@@ -3,11 +3,20 @@ import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
 
 export class LoginDto {
   @ApiProperty({ description: 'Account e-mail address (case-insensitive).', example: 'owner@example.com', maxLength: 254 })
-  @IsString() @MaxLength(254) @IsEmail()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail()
   readonly email!: string;
 
-  @ApiProperty({ description: 'Account password.', example: 'correct horse battery staple', minLength: 1, maxLength: 256, format: 'password' })
-  @IsString() @Length(1, 256)
+  @ApiProperty({
+    description: 'Account password.',
+    example: 'correct horse battery staple',
+    minLength: 1,
+    maxLength: 256,
+    format: 'password',
+  })
+  @IsString()
+  @Length(1, 256)
   readonly password!: string;
 }
 
@@ -21,20 +30,34 @@ export class TokenResponseDto {
 
 export class ChangePasswordDto {
   @ApiProperty({ description: 'The current password.', minLength: 1, maxLength: 256, format: 'password' })
-  @IsString() @Length(1, 256)
+  @IsString()
+  @Length(1, 256)
   readonly currentPassword!: string;
 
-  @ApiProperty({ description: 'The new password: 12 to 256 characters, not the email address.', minLength: 12, maxLength: 256, format: 'password' })
-  @IsString() @Length(1, 256)
+  @ApiProperty({
+    description: 'The new password: 12 to 256 characters, not the email address.',
+    minLength: 12,
+    maxLength: 256,
+    format: 'password',
+  })
+  @IsString()
+  @Length(1, 256)
   readonly newPassword!: string;
 }
 
 export class AcceptInvitationDto {
   @ApiProperty({ description: 'The one-time token from the invitation.', maxLength: 200 })
-  @IsString() @Length(1, 200)
+  @IsString()
+  @Length(1, 200)
   readonly token!: string;
 
-  @ApiProperty({ description: 'Password for the new user: 12 to 256 characters, not the email address.', minLength: 12, maxLength: 256, format: 'password' })
-  @IsString() @Length(1, 256)
+  @ApiProperty({
+    description: 'Password for the new user: 12 to 256 characters, not the email address.',
+    minLength: 12,
+    maxLength: 256,
+    format: 'password',
+  })
+  @IsString()
+  @Length(1, 256)
   readonly password!: string;
 }

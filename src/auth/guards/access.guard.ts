@@ -31,7 +31,12 @@ export class AccessGuard implements CanActivate {
       : this.countThenAuthorise(context, req, requirement, verdict);
   }
 
-  private countThenAuthorise(context: ExecutionContext, req: Request, requirement: AuthRequirement, verdict: AuthVerdict): boolean | Promise<boolean> {
+  private countThenAuthorise(
+    context: ExecutionContext,
+    req: Request,
+    requirement: AuthRequirement,
+    verdict: AuthVerdict,
+  ): boolean | Promise<boolean> {
     // The limiter's tracker: the principal, else the client IP (a refused credential counts per IP).
     req.user = verdict instanceof Error ? null : verdict;
     // Usage analytics count a refused key whose owner is known (revoked, expired) for that owner.

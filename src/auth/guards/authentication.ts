@@ -51,7 +51,9 @@ export class Authenticator {
   /** Maps jsonwebtoken's failures onto RFC 6750 answers. */
   private bearer(req: Request): Principal | Promise<Principal> {
     if (req.headers.authorization === undefined) {
-      throw new AppError('missing_credentials', 'This endpoint needs an Authorization: Bearer <token> header.').withChallenge(CHALLENGE.bearer);
+      throw new AppError('missing_credentials', 'This endpoint needs an Authorization: Bearer <token> header.').withChallenge(
+        CHALLENGE.bearer,
+      );
     }
     return judge<UserPrincipal>(this.jwtStrategy, req, bearerFailure, bearerPrincipal);
   }

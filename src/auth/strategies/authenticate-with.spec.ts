@@ -288,7 +288,11 @@ describe('verifyWith', () => {
   });
 
   it('lets passport-headerapikey decide a key synchronously through authenticateWith', () => {
-    const strategy = new HeaderAPIKeyStrategy({ header: 'X-Api-Key', prefix: '' }, false, verifyWith((key: string) => (key === 'gh_good' ? { id: 'p' } : false)));
+    const strategy = new HeaderAPIKeyStrategy(
+      { header: 'X-Api-Key', prefix: '' },
+      false,
+      verifyWith((key: string) => (key === 'gh_good' ? { id: 'p' } : false)),
+    );
     expect(authenticateWith(strategy, withApiKey('gh_good'))).toEqual({ user: { id: 'p' } });
     expect(authenticateWith(strategy, withApiKey('gh_bad'))).toEqual({ user: false });
   });

@@ -74,7 +74,11 @@ export function verifyWith<A, U>(validate: (arg: A) => U | Promise<U>): (arg: A,
     } catch (err) {
       return done(err as Error, false);
     }
-    if (result instanceof Promise) result.then((user) => done(null, user), (err: Error) => done(err, false));
+    if (result instanceof Promise)
+      result.then(
+        (user) => done(null, user),
+        (err: Error) => done(err, false),
+      );
     else done(null, result);
   };
 }

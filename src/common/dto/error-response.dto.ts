@@ -16,10 +16,16 @@ export class ErrorResponseDto {
   @ApiProperty({ description: 'Stable machine-readable error code.', enum: Object.keys(ERROR_STATUS), example: 'invalid_api_key' })
   readonly error!: ErrorCode;
 
-  @ApiProperty({ description: 'Explanation for a person; may change between versions.', example: 'The API key is unknown, revoked or expired.' })
+  @ApiProperty({
+    description: 'Explanation for a person; may change between versions.',
+    example: 'The API key is unknown, revoked or expired.',
+  })
   readonly message!: string;
 
-  @ApiProperty({ description: 'The request id, also in the X-Request-Id header; quote it to support.', example: '3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11' })
+  @ApiProperty({
+    description: 'The request id, also in the X-Request-Id header; quote it to support.',
+    example: '3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11',
+  })
   readonly requestId!: string;
 
   @ApiPropertyOptional({ description: 'Per-field problems; present on 400 only.', type: [ErrorDetailDto] })

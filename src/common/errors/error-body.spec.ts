@@ -16,7 +16,12 @@ describe('errorBody', () => {
   });
 
   it('carries a custom message, and details on every 400 (an empty list when there are none)', () => {
-    expect(JSON.parse(errorBody(new AppError('invalid_token', 'Gone.'), 'r'))).toEqual({ statusCode: 401, error: 'invalid_token', message: 'Gone.', requestId: 'r' });
+    expect(JSON.parse(errorBody(new AppError('invalid_token', 'Gone.'), 'r'))).toEqual({
+      statusCode: 401,
+      error: 'invalid_token',
+      message: 'Gone.',
+      requestId: 'r',
+    });
     expect(JSON.parse(errorBody(new AppError('validation_failed'), 'r')).details).toEqual([]);
     const details = [{ field: 'name', message: 'must be a string' }];
     expect(JSON.parse(errorBody(new AppError('validation_failed', 'Bad.', details), 'r')).details).toEqual(details);
@@ -25,6 +30,11 @@ describe('errorBody', () => {
   it('answers the same error the same way, whichever path serialised it', () => {
     const cached = errorBody(new AppError('invalid_api_key'), 'r');
     expect(errorBody(new AppError('invalid_api_key'), 'r')).toBe(cached);
-    expect(JSON.parse(cached)).toEqual({ statusCode: 401, error: 'invalid_api_key', message: 'The API key is unknown, revoked or expired.', requestId: 'r' });
+    expect(JSON.parse(cached)).toEqual({
+      statusCode: 401,
+      error: 'invalid_api_key',
+      message: 'The API key is unknown, revoked or expired.',
+      requestId: 'r',
+    });
   });
 });

@@ -13,7 +13,9 @@ import { errorBody, ERROR_CONTENT_TYPE } from './error-body';
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
   const error =
-    err.code === 'HPE_HEADER_OVERFLOW' ? new AppError('request_header_fields_too_large') : new AppError('validation_failed', 'The request is not valid HTTP.');
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('request_header_fields_too_large')
+      : new AppError('validation_failed', 'The request is not valid HTTP.');
   const requestId = randomUUID();
   const body = errorBody(error, requestId);
   socket.end(
@@ -45,7 +47,9 @@ function appErrorOf(error: FastifyError): AppError {
         { field: 'path', message: 'must be valid percent-encoded UTF-8' },
       ]);
     case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new AppError('validation_failed', 'A segment of the request path is too long.', [{ field: 'path', message: 'has a parameter longer than 100 characters' }]);
+      return new AppError('validation_failed', 'A segment of the request path is too long.', [
+        { field: 'path', message: 'has a parameter longer than 100 characters' },
+      ]);
     default:
       return new AppError('internal_error');
   }

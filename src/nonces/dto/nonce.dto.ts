@@ -15,8 +15,14 @@ export class IssuedNonceDto {
 }
 
 export class VerifyNonceDto {
-  @ApiProperty({ description: 'A nonce issued by POST /api/v1/widget/nonces.', example: NONCE_EXAMPLE, pattern: NONCE_PATTERN.source, maxLength: NONCE_EXAMPLE.length })
-  @IsString() @Matches(NONCE_PATTERN, { message: 'nonce must be a nonce issued by POST /api/v1/widget/nonces' })
+  @ApiProperty({
+    description: 'A nonce issued by POST /api/v1/widget/nonces.',
+    example: NONCE_EXAMPLE,
+    pattern: NONCE_PATTERN.source,
+    maxLength: NONCE_EXAMPLE.length,
+  })
+  @IsString()
+  @Matches(NONCE_PATTERN, { message: 'nonce must be a nonce issued by POST /api/v1/widget/nonces' })
   readonly nonce!: string;
 }
 

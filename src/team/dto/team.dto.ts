@@ -23,7 +23,9 @@ export class MemberListDto {
 
 export class CreateInvitationDto {
   @ApiProperty({ description: 'Who to invite.', example: 'dev@example.com', maxLength: 254 })
-  @IsString() @MaxLength(254) @IsEmail()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail()
   readonly email!: string;
 
   @ApiProperty({ description: 'Role the invitee gets. Only an OWNER may invite an OWNER.', enum: ROLES })

@@ -7,11 +7,13 @@ export type GroupBy = (typeof GROUP_BY)[number];
 
 export class UsageQuery {
   @ApiPropertyOptional({ description: 'Start (inclusive, ISO 8601). Default: `to` minus the grain’s default range.', format: 'date-time' })
-  @IsOmittable() @IsISO8601({ strict: true })
+  @IsOmittable()
+  @IsISO8601({ strict: true })
   readonly from?: string;
 
   @ApiPropertyOptional({ description: 'End (exclusive, ISO 8601). Default: now.', format: 'date-time' })
-  @IsOmittable() @IsISO8601({ strict: true })
+  @IsOmittable()
+  @IsISO8601({ strict: true })
   readonly to?: string;
 
   @ApiProperty({ description: 'How to group the counts. Longest range: minute 24 h, hour 31 days, others 366 days.', enum: GROUP_BY })
@@ -19,11 +21,14 @@ export class UsageQuery {
   readonly groupBy!: GroupBy;
 
   @ApiPropertyOptional({ description: 'Only requests made with this API key (of your account).', format: 'uuid' })
-  @IsOmittable() @IsUUID()
+  @IsOmittable()
+  @IsUUID()
   readonly apiKeyId?: string;
 
   @ApiPropertyOptional({ description: 'Only this endpoint: method and route template, e.g. "GET /api/v1/public/ping".', maxLength: 200 })
-  @IsOmittable() @IsString() @Length(1, 200)
+  @IsOmittable()
+  @IsString()
+  @Length(1, 200)
   readonly endpoint?: string;
 }
 

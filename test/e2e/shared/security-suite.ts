@@ -9,7 +9,12 @@ import type { DocumentedRoute } from './routes';
 /** What a caller brings: nothing, one of the two credentials, or a made-up one. */
 export type Credential = { apiKey: string } | { bearer: string } | null;
 
-export function call(t: TestApp, route: DocumentedRoute, credential: Credential, extraHeaders: Record<string, string> = {}): Promise<Response> {
+export function call(
+  t: TestApp,
+  route: DocumentedRoute,
+  credential: Credential,
+  extraHeaders: Record<string, string> = {},
+): Promise<Response> {
   let req = t.http[route.method.toLowerCase() as 'get'](route.url).set(extraHeaders);
   if (credential !== null && 'apiKey' in credential) req = req.set('X-Api-Key', credential.apiKey);
   if (credential !== null && 'bearer' in credential) req = req.set('Authorization', `Bearer ${credential.bearer}`);
@@ -50,7 +55,12 @@ export async function runSecuritySuite(t: TestApp, route: DocumentedRoute, accou
 
   expect401(await call(t, route, null), 'missing_credentials', 'Bearer');
   expect401(await call(t, route, { bearer: 'not.a.jwt' }), 'invalid_token', 'Bearer error="invalid_token"');
-  const forged = sign({ sv: 0 }, randomBytes(32), { subject: account.owner.id, expiresIn: 60, issuer: 'gatehouse', audience: 'gatehouse-dashboard' });
+  const forged = sign({ sv: 0 }, randomBytes(32), {
+    subject: account.owner.id,
+    expiresIn: 60,
+    issuer: 'gatehouse',
+    audience: 'gatehouse-dashboard',
+  });
   expect401(await call(t, route, { bearer: forged }), 'invalid_token', 'Bearer error="invalid_token"');
   const { key } = await account.createKey();
   expect401(await call(t, route, { apiKey: key }), 'missing_credentials', 'Bearer');
