@@ -29,7 +29,7 @@ export class AuthController {
     description: 'invalid_credentials — unknown email or wrong password (same answer for both)',
   })
   login(@Body() dto: LoginDto, @Req() req: Request): Promise<TokenResponseDto> {
-    return this.auth.login(dto.email, dto.password, req.id);
+    return this.auth.login(dto.email, dto.password, { requestId: req.id, ip: req.ip });
   }
 
   @Get('me')
@@ -49,7 +49,7 @@ export class AuthController {
     type: ErrorResponseDto,
     description: 'validation_failed — wrong current password or a new one that breaks the policy',
   })
-  changePassword(@CurrentActor() actor: Actor, @Body() dto: ChangePasswordDto): Promise<TokenResponseDto> {
-    return this.auth.changePassword(actor, dto.currentPassword, dto.newPassword);
+  changePassword(@CurrentActor() actor: Actor, @Body() dto: ChangePasswordDto, @Req() req: Request): Promise<TokenResponseDto> {
+    return this.auth.changePassword(actor, dto.currentPassword, dto.newPassword, req.ip);
   }
 }

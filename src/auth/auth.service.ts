@@ -27,13 +27,14 @@ export class AuthService {
   ) {}
 
   /** Unknown email and wrong password answer alike, in the same time (see verifyLogin). */
-  async login(rawEmail: string, password: string, requestId: string): Promise<TokenResponseDto> {
+  async login(rawEmail: string, password: string, client: { requestId: string; ip: string }): Promise<TokenResponseDto> {
+    const { requestId, ip } = client;
     const email = normalizeEmail(rawEmail);
-    await this.lockout.assertNotLocked(email);
+    await this.lockout.assertNotLocked(email, ip);
     const select = { id: true, accountId: true, passwordHash: true, tokenVersion: true } as const;
     const { user, verified } = await verifyLogin(() => this.prisma.user.findUnique({ where: { email }, select }), password);
     if (!verified || user === null) {
-      await this.lockout.recordFailure(email);
+      await this.lockout.recordFailure(email, ip);
       if (user !== null)
         await this.audit.record({
           accountId: user.accountId,
@@ -68,11 +69,11 @@ export class AuthService {
   }
 
   /** Every token issued before answers invalid_token from now on; the answer is a fresh one. */
-  async changePassword(actor: Actor, currentPassword: string, newPassword: string): Promise<TokenResponseDto> {
+  async changePassword(actor: Actor, currentPassword: string, newPassword: string, ip: string): Promise<TokenResponseDto> {
     const user = await this.prisma.user.findUniqueOrThrow({ where: { id: actor.userId } });
-    await this.lockout.assertNotLocked(user.email);
+    await this.lockout.assertNotLocked(user.email, ip);
     if (!(await verifyPassword(user.passwordHash, currentPassword))) {
-      await this.lockout.recordFailure(user.email);
+      await this.lockout.recordFailure(user.email, ip);
       throw new AppError('validation_failed', 'The current password is wrong.', [
         { field: 'currentPassword', message: 'currentPassword is wrong' },
       ]);

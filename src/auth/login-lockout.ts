@@ -3,7 +3,12 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 
-/** At most N failed logins per email per window (docs/API.md, "Rate limits"), counted where the rate limits are. */
+/**
+ * At most N failed logins per email and client IP per window (docs/API.md, "Rate limits"), counted
+ * where the rate limits are. Per client, not per email alone: counted per email, anyone could lock a
+ * user out (the right password included) by failing ten times from anywhere (docs/DECISIONS.md,
+ * "Login lockout").
+ */
 @Injectable()
 export class LoginLockout {
   constructor(
@@ -11,19 +16,21 @@ export class LoginLockout {
     private readonly rateLimits: RateLimitService,
   ) {}
 
-  async assertNotLocked(email: string): Promise<void> {
-    const { hits, timeToExpire } = await this.rateLimits.peek(this.key(email));
+  async assertNotLocked(email: string, client: string): Promise<void> {
+    const { hits, timeToExpire } = await this.rateLimits.peek(this.key(email, client));
     if (hits >= this.config.limits.loginFailuresPerEmail) {
-      throw new AppError('rate_limit_exceeded', 'Too many failed logins for this email; retry later.').withRetryAfter(timeToExpire);
+      throw new AppError('rate_limit_exceeded', 'Too many failed logins for this email from this address; retry later.').withRetryAfter(
+        timeToExpire,
+      );
     }
   }
 
-  async recordFailure(email: string): Promise<void> {
+  async recordFailure(email: string, client: string): Promise<void> {
     const { loginFailuresPerEmail, loginFailureWindowSeconds } = this.config.limits;
-    await this.rateLimits.hit(this.key(email), loginFailuresPerEmail, loginFailureWindowSeconds * 1000);
+    await this.rateLimits.hit(this.key(email, client), loginFailuresPerEmail, loginFailureWindowSeconds * 1000);
   }
 
-  private key(email: string): string {
-    return `login-failures:${email}`;
+  private key(email: string, client: string): string {
+    return `login-failures:${email}|${client}`;
   }
 }

@@ -43,7 +43,7 @@ describe('POST /api/v1/auth/login', () => {
     expect({ ...wrong.body, requestId: 'x' }).toEqual({ ...unknown.body, requestId: 'x' });
   });
 
-  it('locks an email out after 10 failures, even for the right password, and leaves other emails alone', async () => {
+  it('locks an email out after 10 failures from one client, even for the right password, and leaves other emails alone', async () => {
     const victim = await account.addUser('DEVELOPER');
     for (let i = 0; i < 10; i++) {
       expectError(
@@ -59,6 +59,37 @@ describe('POST /api/v1/auth/login', () => {
     expect(locked.body.token).toBeUndefined();
     const other = await account.addUser('DEVELOPER');
     await t.http.post('/api/v1/auth/login').send({ email: other.email, password: other.password }).expect(200);
+  });
+});
+
+describe('login lockout per email and client', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  // Behind a trusted proxy, X-Forwarded-For names the client: ten addresses from one test.
+  const from = (address: string) => t.http.post('/api/v1/auth/login').set('X-Forwarded-For', address);
+
+  beforeAll(async () => {
+    t = await startApp({ TRUST_PROXY: '127.0.0.1,::1,::ffff:127.0.0.1' });
+    account = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  it('lets the owner in after ten failures from ten addresses (the lockout an attacker could renew)', async () => {
+    const owner = await account.addUser('OWNER');
+    for (let i = 1; i <= 10; i++) {
+      expectError(await from(`198.51.100.${i}`).send({ email: owner.email, password: `guess ${i}` }), 401, 'invalid_credentials');
+    }
+    const res = await from('203.0.113.7').send({ email: owner.email, password: owner.password });
+    expect({ status: res.status, token: typeof res.body.token }).toEqual({ status: 200, token: 'string' });
+  });
+
+  it('locks the address that failed ten times, right password included, and no other', async () => {
+    const owner = await account.addUser('OWNER');
+    for (let i = 0; i < 10; i++) {
+      expectError(await from('198.51.100.200').send({ email: owner.email, password: `guess ${i}` }), 401, 'invalid_credentials');
+    }
+    expectError(await from('198.51.100.200').send({ email: owner.email, password: owner.password }), 429, 'rate_limit_exceeded');
+    await from('203.0.113.8').send({ email: owner.email, password: owner.password }).expect(200);
   });
 });
 
