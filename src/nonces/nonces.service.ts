@@ -3,7 +3,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import type { ApiKeyPrincipal } from '../auth/principal';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { PrismaService } from '../prisma/prisma.service';
-import { IssuedNonceDto, NonceVerdictDto } from './dto/nonce.dto';
+import { IssuedNonceDto, NONCE_PATTERN, NonceVerdictDto } from './dto/nonce.dto';
 
 const hashNonce = (nonce: string): string => createHash('sha256').update(nonce).digest('hex');
 
@@ -45,6 +45,7 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
    * of instances, the database lets exactly one claim the nonce.
    */
   async verify(key: ApiKeyPrincipal, nonce: string): Promise<NonceVerdictDto> {
+    if (!NONCE_PATTERN.test(nonce)) return { valid: false, reason: 'unknown' }; // never one of ours: no query
     const hash = hashNonce(nonce);
     const now = new Date();
     const claimed = await this.prisma.$queryRaw<Array<{ createdAt: Date }>>`

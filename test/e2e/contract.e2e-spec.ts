@@ -170,6 +170,10 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
       valid: false,
     });
     expect((await call('POST', '/api/v1/nonces/verify', { key, body: {} })).status).toBe(400);
+    expect((await call('POST', '/api/v1/nonces/verify', { key, body: { nonce: 'not a nonce' } })).body).toEqual({
+      valid: false,
+      reason: 'unknown',
+    });
     expect((await call('GET', '/api/v1/public/ping', { key: allScopes })).status).toBe(200);
     expect((await call('GET', '/api/v1/public/ping', { key })).status).toBe(403);
     expect((await call('GET', '/api/v1/public/ping', { key: 'ghk_not_a_key' })).status).toBe(401);

@@ -64,11 +64,18 @@ describe('nonces', () => {
     expect(answers.filter((r) => r.body.reason === 'already_used')).toHaveLength(19);
   });
 
-  it('refuses malformed input with 400 validation_failed', async () => {
-    for (const body of [{}, { nonce: 5 }, { nonce: 'short' }, { nonce: `ghn_${'A'.repeat(43)}`, extra: 1 }]) {
+  it('refuses a missing, non-string or over-long nonce and unknown fields with 400 validation_failed', async () => {
+    for (const body of [{}, { nonce: 5 }, { nonce: null }, { nonce: 'x'.repeat(257) }, { nonce: `ghn_${'A'.repeat(43)}`, extra: 1 }]) {
       const res = await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', serverKey).send(body);
       expectError(res, 400, 'validation_failed');
       expect(res.body.details.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('answers any other string as unknown: what a form received is a verdict, not a bad request', async () => {
+    for (const nonce of ['', 'short', 'ghn_', `ghn_${'A'.repeat(42)}!`, 'x'.repeat(256), `ghn_${'A'.repeat(43)}`]) {
+      const res = await verify(nonce);
+      expect({ nonce, status: res.status, body: res.body }).toEqual({ nonce, status: 200, body: { valid: false, reason: 'unknown' } });
     }
   });
 

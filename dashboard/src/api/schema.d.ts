@@ -886,7 +886,7 @@ export interface components {
         };
         VerifyNonceDto: {
             /**
-             * @description A nonce issued by POST /api/v1/widget/nonces.
+             * @description What the widget put in the form: a nonce issued by POST /api/v1/widget/nonces. Any other string verifies as unknown.
              * @example ghn_Tm9uY2UtZXhhbXBsZS1mb3ItdGhlLWRvY3VtZW50YXR
              */
             nonce: string;
