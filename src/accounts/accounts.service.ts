@@ -7,6 +7,11 @@ import { toPlanDto } from '../plans/dto/plan.dto';
 import { PrismaService } from '../prisma/prisma.service';
 import { AppError } from '../common/errors/app-error';
 import { AccountDto, UpdateAccountDto } from './dto/account.dto';
+import { normalizeEmail } from '../auth/auth.service';
+import { hashPassword, passwordProblems } from '../auth/passwords';
+
+/** Deliberately loose: one @, something on each side, a dot in the domain. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export const toAccountDto = (a: Account & { plan: Plan }): AccountDto => ({
   id: a.id,
@@ -23,6 +28,43 @@ export class AccountsService {
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
   ) {}
+
+  /**
+   * A new account with its first OWNER (the bootstrap owner, `npm run account:create`). The password
+   * must meet the policy; an email that already has a user is a conflict, and nothing is created.
+   */
+  async createWithOwner(input: {
+    name: string;
+    email: string;
+    password: string;
+    plan?: string;
+  }): Promise<{ accountId: string; ownerId: string }> {
+    const email = normalizeEmail(input.email);
+    const problems = [
+      ...(EMAIL.test(email) ? [] : [{ field: 'email', message: 'email must be an email address' }]),
+      ...(input.name.trim().length >= 1 && input.name.length <= 100
+        ? []
+        : [{ field: 'name', message: 'name must be 1 to 100 characters' }]),
+      ...passwordProblems(input.password, email, 'password'),
+    ];
+    if (problems.length > 0) throw new AppError('validation_failed', 'The account cannot be created as given.', problems);
+    try {
+      const account = await this.prisma.account.create({
+        data: {
+          name: input.name.trim(),
+          planId: input.plan ?? 'free',
+          users: { create: { email, role: 'OWNER', passwordHash: await hashPassword(input.password) } },
+        },
+        select: { id: true, users: { select: { id: true } } },
+      });
+      return { accountId: account.id, ownerId: account.users[0]!.id };
+    } catch (err) {
+      if ((err as { code?: string }).code === 'P2002') throw new AppError('conflict', 'A user with this email exists.');
+      if ((err as { code?: string }).code === 'P2003')
+        throw new AppError('validation_failed', 'No such plan.', [{ field: 'plan', message: 'plan must be an existing plan' }]);
+      throw err;
+    }
+  }
 
   async get(accountId: string): Promise<AccountDto> {
     return toAccountDto(await this.prisma.account.findUniqueOrThrow({ where: { id: accountId }, include: { plan: true } }));

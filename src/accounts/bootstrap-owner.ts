@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { normalizeEmail } from '../auth/auth.service';
-import { hashPassword } from '../auth/passwords';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrismaService } from '../prisma/prisma.service';
+import { AccountsService } from './accounts.service';
 
 /**
  * On a database with no users: account "Default" (plan free) with BOOTSTRAP_OWNER_* as its OWNER.
@@ -18,6 +18,7 @@ export class BootstrapOwner implements OnApplicationBootstrap {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly prisma: PrismaService,
+    private readonly accounts: AccountsService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -41,15 +42,8 @@ export class BootstrapOwner implements OnApplicationBootstrap {
       }
       return;
     }
-    const email = normalizeEmail(owner.email);
-    await this.prisma.account.create({
-      data: {
-        name: 'Default',
-        planId: 'free',
-        users: { create: { email, role: 'OWNER', passwordHash: await hashPassword(owner.password) } },
-      },
-    });
-    this.logger.log(`Created account "Default" with owner ${email}`);
+    await this.accounts.createWithOwner({ name: 'Default', email: owner.email, password: owner.password });
+    this.logger.log(`Created account "Default" with owner ${normalizeEmail(owner.email)}`);
     this.howToSignIn = signInAs as string;
   }
 }
