@@ -9,9 +9,7 @@ import { AppError } from '../common/errors/app-error';
 import { AccountDto, UpdateAccountDto } from './dto/account.dto';
 import { normalizeEmail } from '../auth/auth.service';
 import { hashPassword, passwordProblems } from '../auth/passwords';
-
-/** Deliberately loose: one @, something on each side, a dot in the domain. */
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+import { isEmail, maxLength } from 'class-validator';
 
 export const toAccountDto = (a: Account & { plan: Plan }): AccountDto => ({
   id: a.id,
@@ -41,7 +39,8 @@ export class AccountsService {
   }): Promise<{ accountId: string; ownerId: string }> {
     const email = normalizeEmail(input.email);
     const problems = [
-      ...(EMAIL.test(email) ? [] : [{ field: 'email', message: 'email must be an email address' }]),
+      // LoginDto's checks: an owner whose email login refuses could never sign in.
+      ...(isEmail(email) && maxLength(email, 254) ? [] : [{ field: 'email', message: 'email must be an email address' }]),
       ...(input.name.trim().length >= 1 && input.name.length <= 100
         ? []
         : [{ field: 'name', message: 'name must be 1 to 100 characters' }]),

@@ -39,6 +39,9 @@ describe('npm run account:create', () => {
     expect(again).toMatchObject({ code: 1, out: expect.stringContaining('A user with this email exists') });
     const weak = await run(['--email', `weak-${email}`, '--name', 'Weak'], { OWNER_PASSWORD: 'short' });
     expect(weak).toMatchObject({ code: 1, out: expect.stringContaining('password must be at least 12 characters') });
+    // An address login would refuse (a one-letter top-level domain): its owner could never sign in.
+    const unusable = await run(['--email', 'owner@example.c', '--name', 'Unusable'], { OWNER_PASSWORD: password });
+    expect(unusable).toMatchObject({ code: 1, out: expect.stringContaining('email must be an email address') });
 
     let t: TestApp | undefined;
     try {
@@ -47,7 +50,7 @@ describe('npm run account:create', () => {
       const me = await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${login.body.token}`).expect(200);
       expect(me.body).toMatchObject({ email, role: 'OWNER', account: { name: 'Operator Inc' }, plan: { id: 'pro' } });
       expectError(await t.http.post('/api/v1/auth/login').send({ email: `weak-${email}`, password: 'short' }), 401, 'invalid_credentials');
-      expect(await t.prisma.account.count({ where: { name: { in: ['Second', 'Weak'] } } })).toBe(0);
+      expect(await t.prisma.account.count({ where: { name: { in: ['Second', 'Weak', 'Unusable'] } } })).toBe(0);
     } finally {
       await t?.close();
     }
