@@ -126,6 +126,7 @@ const appNodeCommand = () => ['node', ...appNodeFlags(), 'dist/main.js'].join(' 
 function appEnv(extra) {
   return {
     JWT_SECRET: crypto.randomBytes(48).toString('base64'),
+    WIDGET_SECRETS: crypto.randomBytes(48).toString('base64'),
     BOOTSTRAP_OWNER_EMAIL: OWNER.email,
     BOOTSTRAP_OWNER_PASSWORD: OWNER.password,
     ...extra,

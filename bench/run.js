@@ -133,7 +133,7 @@ async function runMode(modeName) {
     let app = await L.startApp(L.appEnv({ ...env, USAGE_RECORDING: 'on' }));
     const shown = Object.entries({ NODE_ENV: 'production', ...env, USAGE_RECORDING: 'on|off' }).map(([k, v]) => `${k}=${v}`);
     commands.push(
-      `${shown.join(' ')} JWT_SECRET=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`,
+      `${shown.join(' ')} JWT_SECRET=<random> WIDGET_SECRETS=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`,
     );
     const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: USERS });
     L.log(`${modeName}: ${acct.keys.length} keys, ${acct.tokens.length} members ready`);

@@ -20,7 +20,13 @@ async function main() {
   const { loadConfig } = require(resolve(ROOT, 'dist/config/app-config'));
   const { createApp } = require(resolve(ROOT, 'dist/app.setup'));
   const { buildOpenApiDocument } = require(resolve(ROOT, 'dist/openapi/openapi-document'));
-  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: 'memory://', JWT_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: 'memory://',
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    WIDGET_SECRETS: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'warn',
+  });
   const app = await createApp(config);
   await app.init();
   const document = buildOpenApiDocument(app);

@@ -4,6 +4,7 @@ import { CacheInvalidation } from '../cache/invalidation.service';
 import type { Actor } from '../auth/current-principal.decorator';
 import type { Account, Plan } from '../generated/prisma/client';
 import { toPlanDto } from '../plans/dto/plan.dto';
+import { isUniqueViolation } from '../prisma/database-errors';
 import { PrismaService } from '../prisma/prisma.service';
 import { AppError } from '../common/errors/app-error';
 import { AccountDto, UpdateAccountDto } from './dto/account.dto';
@@ -58,7 +59,7 @@ export class AccountsService {
       });
       return { accountId: account.id, ownerId: account.users[0]!.id };
     } catch (err) {
-      if ((err as { code?: string }).code === 'P2002') throw new AppError('conflict', 'A user with this email exists.');
+      if (isUniqueViolation(err)) throw new AppError('conflict', 'A user with this email exists.');
       if ((err as { code?: string }).code === 'P2003')
         throw new AppError('validation_failed', 'No such plan.', [{ field: 'plan', message: 'plan must be an existing plan' }]);
       throw err;

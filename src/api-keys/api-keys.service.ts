@@ -20,6 +20,7 @@ export function toApiKeyDto(k: ApiKey): ApiKeyDto {
     prefix: k.prefix,
     scopes: k.scopes,
     allowedOrigins: k.allowedOrigins,
+    challengeMaxNumber: k.challengeMaxNumber,
     status: k.status,
     expiresAt: iso(k.expiresAt),
     lastUsedAt: iso(k.lastUsedAt),
@@ -63,6 +64,7 @@ export class ApiKeysService {
         hash: hashApiKey(key),
         scopes: dto.scopes ?? [...API_KEY_SCOPES],
         allowedOrigins: dto.allowedOrigins ?? [],
+        challengeMaxNumber: dto.challengeMaxNumber ?? null,
         expiresAt,
       },
     });
@@ -74,7 +76,7 @@ export class ApiKeysService {
     const current = await this.find(actor, id);
     const row = await this.prisma.apiKey.update({
       where: { id: current.id },
-      data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins },
+      data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins, challengeMaxNumber: dto.challengeMaxNumber },
     });
     this.invalidation.invalidate('apiKeyHash', row.hash, row.previousHash);
     await this.audit.recordBy(actor, 'api_key.updated', { type: 'api_key', id: row.id }, { ...dto });

@@ -13,6 +13,8 @@ export interface ApiKeyPrincipal {
   readonly accountId: string;
   readonly scopes: readonly ApiKeyScope[];
   readonly allowedOrigins: readonly string[];
+  /** The key's own widget challenge difficulty (ALTCHA maxnumber); null: its plan's. */
+  readonly challengeMaxNumber: number | null;
 }
 
 export interface UserPrincipal {

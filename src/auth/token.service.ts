@@ -2,7 +2,7 @@ import { createSecretKey, KeyObject } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { sign } from 'jsonwebtoken';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { resolveJwtSecret } from '../config/jwt-secret';
+import { resolveJwtSecret } from '../config/secrets';
 
 export interface TokenPayload {
   readonly sub: string;

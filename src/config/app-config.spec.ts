@@ -52,12 +52,21 @@ describe('loadConfig', () => {
   });
 
   describe('in production', () => {
-    const prod = (extra: Record<string, string> = {}) => loadConfig({ NODE_ENV: 'production', ...extra });
+    const prod = (extra: Record<string, string> = {}) =>
+      loadConfig({ NODE_ENV: 'production', WIDGET_SECRETS: `w${STRONG_SECRET}`, ...extra });
 
     it('requires JWT_SECRET', () => {
       expect(() => prod()).toThrow(ConfigError);
       expect(() => prod()).toThrow(/JWT_SECRET is required/);
       expect(() => prod({ JWT_SECRET: '' })).toThrow(/JWT_SECRET is required/);
+    });
+
+    it('requires WIDGET_SECRETS, each strong, and keeps their order (the first signs)', () => {
+      expect(() => prod({ JWT_SECRET: STRONG_SECRET, WIDGET_SECRETS: '' })).toThrow(/WIDGET_SECRETS is required/);
+      expect(() => prod({ JWT_SECRET: STRONG_SECRET, WIDGET_SECRETS: `${STRONG_SECRET},short` })).toThrow(/WIDGET_SECRETS/);
+      expect(() => prod({ JWT_SECRET: STRONG_SECRET, WIDGET_SECRETS: 'changeme-changeme-changeme-changeme' })).toThrow(/placeholder/);
+      const rotated = prod({ JWT_SECRET: STRONG_SECRET, WIDGET_SECRETS: ` new${STRONG_SECRET} , old${STRONG_SECRET} ` });
+      expect(rotated.widget.secrets).toEqual([`new${STRONG_SECRET}`, `old${STRONG_SECRET}`]);
     });
 
     it('accepts a strong secret', () => {

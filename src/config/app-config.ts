@@ -25,6 +25,11 @@ class EnvironmentVariables {
   @IsString()
   JWT_SECRET?: string;
 
+  /** Comma-separated; the first signs widget challenges, every one verifies (rotation). */
+  @IsOptional()
+  @IsString()
+  WIDGET_SECRETS?: string;
+
   @Transform(toInt)
   @IsInt()
   @Min(60)
@@ -78,6 +83,12 @@ class EnvironmentVariables {
   })
   TRUST_PROXY?: string;
 
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  WIDGET_VISITOR_PER_MINUTE: number = 30;
+
   @IsIn(['on', 'off'])
   USAGE_RECORDING: string = 'on';
 
@@ -112,6 +123,10 @@ export interface AppConfig {
     readonly issuer: string;
     readonly audience: string;
   };
+  readonly widget: {
+    /** Empty outside production: one generated once and kept in dataDir (resolveWidgetSecrets). */
+    readonly secrets: readonly string[];
+  };
   readonly bootstrapOwner?: { readonly email: string; readonly password: string };
   /** How often counted requests are written for analytics. */
   readonly usageFlushIntervalMs: number;
@@ -135,6 +150,8 @@ export interface AppConfig {
     /** Per client IP and endpoint where no valid credential is known (login, 401s, 404s). */
     readonly anonymousPerMinute: number;
     readonly loginFailuresPerEmail: number;
+    /** Per client IP, widget key and endpoint, beside the key's own allowance. */
+    readonly widgetVisitorPerMinute: number;
     readonly loginFailureWindowSeconds: number;
   };
 }
@@ -164,6 +181,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     if (PLACEHOLDER_SECRET.test(env.JWT_SECRET))
       throw new ConfigError('JWT_SECRET is a placeholder; generate one, e.g. `openssl rand -base64 48`');
   }
+  const widgetSecrets = (env.WIDGET_SECRETS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (production && widgetSecrets.length === 0) {
+    throw new ConfigError('WIDGET_SECRETS is required when NODE_ENV=production (one or more secrets, comma-separated, the first signs)');
+  }
+  if (production && widgetSecrets.some((s) => Buffer.byteLength(s) < 32 || PLACEHOLDER_SECRET.test(s))) {
+    throw new ConfigError('each WIDGET_SECRETS entry must be at least 32 bytes and not a placeholder; e.g. `openssl rand -base64 48`');
+  }
   if ((env.BOOTSTRAP_OWNER_EMAIL === undefined) !== (env.BOOTSTRAP_OWNER_PASSWORD === undefined)) {
     throw new ConfigError('BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD go together');
   }
@@ -183,6 +210,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     redisUrl: env.REDIS_URL,
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     jwt: { secret: env.JWT_SECRET, expiresIn: env.JWT_EXPIRES_IN, issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE },
+    widget: { secrets: widgetSecrets },
     bootstrapOwner:
       env.BOOTSTRAP_OWNER_EMAIL !== undefined && env.BOOTSTRAP_OWNER_PASSWORD !== undefined
         ? { email: env.BOOTSTRAP_OWNER_EMAIL, password: env.BOOTSTRAP_OWNER_PASSWORD }
@@ -202,6 +230,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
             ? Number(env.TRUST_PROXY)
             : env.TRUST_PROXY,
     dashboardOrigins: [...new Set(dashboardOrigins.map((o) => normalizeOrigin(o)!))],
-    limits: { anonymousPerMinute: 30, loginFailuresPerEmail: 10, loginFailureWindowSeconds: 15 * 60 },
+    limits: {
+      anonymousPerMinute: 30,
+      widgetVisitorPerMinute: env.WIDGET_VISITOR_PER_MINUTE,
+      loginFailuresPerEmail: 10,
+      loginFailureWindowSeconds: 15 * 60,
+    },
   };
 }

@@ -2,8 +2,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../auth/principal';
 import { PlanLimitsService } from '../plans/plan-limits.service';
+import { isUniqueViolation } from '../prisma/database-errors';
 import { PrismaService } from '../prisma/prisma.service';
 import { IssuedNonceDto, NONCE_PATTERN, NonceVerdictDto } from './dto/nonce.dto';
+
+/** What a nonce is issued for: the solved challenge (its signature's hash) and the page it was solved on. */
+export interface SolvedChallenge {
+  readonly challengeHash: string;
+  readonly hostname: string | null;
+}
 
 const hashNonce = (nonce: string): string => createHash('sha256').update(nonce).digest('hex');
 
@@ -32,11 +39,22 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.janitor);
   }
 
-  async issue(key: ApiKeyPrincipal): Promise<IssuedNonceDto> {
+  /**
+   * A nonce for a solved challenge, or undefined when that challenge already bought one: its hash
+   * is unique among nonces, and a nonce row outlives its challenge (TTL + an hour > 5 minutes).
+   */
+  async issue(key: ApiKeyPrincipal, solved: SolvedChallenge): Promise<IssuedNonceDto | undefined> {
     const { nonceTtlSeconds } = await this.accounts.limitsFor(key.accountId);
     const nonce = `ghn_${randomBytes(32).toString('base64url')}`;
     const expiresAt = new Date(Date.now() + nonceTtlSeconds * 1000);
-    await this.prisma.nonce.create({ data: { accountId: key.accountId, apiKeyId: key.keyId, hash: hashNonce(nonce), expiresAt } });
+    try {
+      await this.prisma.nonce.create({
+        data: { accountId: key.accountId, apiKeyId: key.keyId, hash: hashNonce(nonce), expiresAt, ...solved },
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) return undefined;
+      throw err;
+    }
     return { nonce, expiresAt: expiresAt.toISOString() };
   }
 
@@ -48,11 +66,11 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
     if (!NONCE_PATTERN.test(nonce)) return { valid: false, reason: 'unknown' }; // never one of ours: no query
     const hash = hashNonce(nonce);
     const now = new Date();
-    const claimed = await this.prisma.$queryRaw<Array<{ createdAt: Date }>>`
+    const claimed = await this.prisma.$queryRaw<Array<{ createdAt: Date; hostname: string | null }>>`
       UPDATE "Nonce" SET "usedAt" = ${now}
       WHERE "hash" = ${hash} AND "accountId" = ${key.accountId}::uuid AND "usedAt" IS NULL AND "expiresAt" > ${now}
-      RETURNING "createdAt"`;
-    if (claimed[0] !== undefined) return { valid: true, issuedAt: claimed[0].createdAt.toISOString() };
+      RETURNING "createdAt", "hostname"`;
+    if (claimed[0] !== undefined) return { valid: true, issuedAt: claimed[0].createdAt.toISOString(), hostname: claimed[0].hostname };
     const row = await this.prisma.nonce.findFirst({ where: { hash, accountId: key.accountId }, select: { usedAt: true } });
     if (row === null) return { valid: false, reason: 'unknown' };
     return { valid: false, reason: row.usedAt !== null ? 'already_used' : 'expired' };

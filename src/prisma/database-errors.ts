@@ -29,3 +29,6 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (typeof e.message === 'string' && MESSAGES.test(e.message)) return true;
   return isDatabaseUnavailable(e.cause, depth + 1) || isDatabaseUnavailable(e.meta?.driverAdapterError, depth + 1);
 }
+
+/** A write refused by a unique index (Prisma's P2002): the row it would duplicate exists. */
+export const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'P2002';

@@ -11,7 +11,7 @@ import { THROTTLER_SKIP } from '@nestjs/throttler/dist/throttler.constants';
 import { AppError } from '../common/errors/app-error';
 import { perRoute } from '../common/per-route';
 import type { Reply, Request } from '../common/request';
-import { writeRateLimitHeaders } from './rate-limit-state';
+import { RateLimitState, writeRateLimitHeaders } from './rate-limit-state';
 import { RateLimitService } from './rate-limit.service';
 
 /**
@@ -66,19 +66,35 @@ export class RateLimitGuard extends ThrottlerGuard {
    * promise chain — the counter's answer, then this — so a caller continues in its reaction instead
    * of chaining another promise (docs/PERFORMANCE.md, "Synchronous verdicts for cached keys").
    */
-  count<T>(context: ExecutionContext, next: () => T): Promise<T> {
+  count<T>(context: ExecutionContext, next: () => T, perVisitor = false): Promise<T> {
     // The HTTP arguments straight: switchToHttp() assigns three methods to the context per call.
     const req = context.getArgByIndex<Request>(0);
     const reply = context.getArgByIndex<Reply>(1);
-    const limit = this.rateLimits.limitOf(req);
-    const key = this.rateLimits.counterKeyOf(req);
-    const ttl = this.throttler.ttl as number;
-    const state = typeof limit === 'number' ? this.rateLimits.hit(key, limit, ttl) : limit.then((l) => this.rateLimits.hit(key, l, ttl));
+    const state = perVisitor ? this.hitVisitorThenPrincipal(req) : this.hitPrincipal(req);
     return state.then((s) => {
       req.rateLimit = s;
       writeRateLimitHeaders(reply, s);
       if (s.exceeded) throw RATE_LIMITED;
       return next();
     });
+  }
+
+  private hitPrincipal(req: Request): Promise<RateLimitState> {
+    const limit = this.rateLimits.limitOf(req);
+    const key = this.rateLimits.counterKeyOf(req);
+    const ttl = this.throttler.ttl as number;
+    return typeof limit === 'number' ? this.rateLimits.hit(key, limit, ttl) : limit.then((l) => this.rateLimits.hit(key, l, ttl));
+  }
+
+  /**
+   * The visitor's counter first: a visitor over its limit is refused without counting against the
+   * key, so one bot cannot spend a site's allowance. The headers show whichever leaves less.
+   */
+  private hitVisitorThenPrincipal(req: Request): Promise<RateLimitState> {
+    return this.rateLimits
+      .hitVisitor(req)
+      .then((visitor) =>
+        visitor.exceeded ? visitor : this.hitPrincipal(req).then((key) => (visitor.remaining < key.remaining ? visitor : key)),
+      );
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage } from '@nestjs/throttler';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { endpointOf, Request } from '../common/request';
-import type { Principal } from '../auth/principal';
+import type { ApiKeyPrincipal, Principal } from '../auth/principal';
 import { PlanLimits, PlanLimitsService } from '../plans/plan-limits.service';
 import type { CounterStorage, WindowPeek } from './counter-storage';
 import { RateLimitState, toRateLimitState } from './rate-limit-state';
@@ -43,6 +43,15 @@ export class RateLimitService {
   /** The counter of the request's client IP and endpoint (requests without a known principal). */
   private ipCounterKeyOf(req: Request): string {
     return `ip:${req.ip}|${endpointOf(req)}`;
+  }
+
+  /**
+   * Counts a widget request against its visitor — client IP, per key and endpoint — with the
+   * allowance WIDGET_VISITOR_PER_MINUTE (docs/API.md, "Rate limits").
+   */
+  hitVisitor(req: Request): Promise<RateLimitState> {
+    const key = req.user as ApiKeyPrincipal;
+    return this.hit(`visitor:${req.ip}|${key.keyId}|${endpointOf(req)}`, this.config.limits.widgetVisitorPerMinute);
   }
 
   /** The request's allowance per minute; synchronous when the account's plan is cached (the warm path). */

@@ -3,7 +3,14 @@ import type { AppConfig } from '../config/app-config';
 import type { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from './usage.recorder';
 
-const key: ApiKeyPrincipal = { kind: 'apiKey', keyId: 'k-1', accountId: 'a-1', scopes: ['public'], allowedOrigins: [] };
+const key: ApiKeyPrincipal = {
+  kind: 'apiKey',
+  keyId: 'k-1',
+  accountId: 'a-1',
+  scopes: ['public'],
+  allowedOrigins: [],
+  challengeMaxNumber: null,
+};
 const user: UserPrincipal = { kind: 'user', userId: 'u-1', email: 'owner@example.com', accountId: 'a-1', role: 'OWNER' };
 const MINUTE = Date.UTC(2026, 0, 1, 12, 0);
 

@@ -1,10 +1,12 @@
-import { Controller, Get, Post, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Post, Req } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/auth.decorators';
 import type { ApiKeyRequest } from '../auth/current-principal.decorator';
+import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
-import { NoncesService } from '../nonces/nonces.service';
 import { PlanLimitsService } from '../plans/plan-limits.service';
+import { ChallengesService } from './challenges.service';
+import { ChallengeDto, RedeemSolutionDto } from './dto/challenge.dto';
 
 export class WidgetConfigDto {
   @ApiProperty({ description: 'The account the key belongs to.', format: 'uuid' })
@@ -19,7 +21,7 @@ export class WidgetConfigDto {
 export class WidgetController {
   constructor(
     private readonly accounts: PlanLimitsService,
-    private readonly nonces: NoncesService,
+    private readonly challenges: ChallengesService,
   ) {}
 
   @Get('config')
@@ -31,11 +33,30 @@ export class WidgetController {
     return { accountId: key.accountId, nonceTtlSeconds };
   }
 
+  @Get('challenge')
+  @ApiKeyAuth('widget')
+  @ApiOperation({
+    summary: 'A fresh proof-of-work challenge (ALTCHA) for the widget to solve',
+    description:
+      'Signed, bound to this key, valid 5 minutes. Its difficulty (maxnumber) is the key’s, else the plan’s, and rises while the key or the visitor asks far faster than usual (docs/API.md, "Challenge difficulty").',
+  })
+  @ApiOkResponse({ type: ChallengeDto })
+  challenge(@Req() req: ApiKeyRequest): Promise<ChallengeDto> {
+    return this.challenges.issue(req.user, req.ip);
+  }
+
   @Post('nonces')
   @ApiKeyAuth('widget')
-  @ApiOperation({ summary: 'Issue a single-use nonce for the customer’s server to verify' })
+  @ApiOperation({
+    summary: 'Exchange a solved challenge for a single-use nonce for the customer’s server to verify',
+    description: 'One nonce per solution, whichever instance it is sent to. The nonce records the page’s host (Origin) for verify.',
+  })
   @ApiCreatedResponse({ type: IssuedNonceDto })
-  issueNonce(@Req() { user: key }: ApiKeyRequest): Promise<IssuedNonceDto> {
-    return this.nonces.issue(key);
+  @ApiUnprocessableEntityResponse({
+    description: 'challenge_failed: the solution is wrong, expired, already exchanged, or for another key’s challenge. No nonce is issued.',
+    type: ErrorResponseDto,
+  })
+  issueNonce(@Req() req: ApiKeyRequest, @Body() dto: RedeemSolutionDto): Promise<IssuedNonceDto> {
+    return this.challenges.redeem(req.user, dto.altcha, req.headers.origin);
   }
 }

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { NoncesModule } from '../nonces/nonces.module';
 import { PlansModule } from '../plans/plans.module';
+import { ChallengesService } from './challenges.service';
 import { WidgetController } from './widget.controller';
 
-@Module({ imports: [PlansModule, NoncesModule], controllers: [WidgetController] })
+@Module({ imports: [PlansModule, NoncesModule], controllers: [WidgetController], providers: [ChallengesService] })
 export class WidgetModule {}

@@ -3,9 +3,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { solveChallenge } from 'altcha-lib/v1';
 import { eventually } from '../utils/eventually';
 import { freePort } from '../utils/private-redis';
 import { createAccount, createPlan, startApp, TEST_PASSWORD, TestApp } from '../utils/test-app';
+import { altchaPayload } from '../utils/widget';
 
 /**
  * Prism (Stoplight's validating proxy) stands between the client and the real app, checks every
@@ -144,7 +146,7 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: '' } })).status).toBe(400);
     const created = await call('POST', '/api/v1/api-keys', {
       token: owner.token,
-      body: { name: 'Checkout', allowedOrigins: ['https://shop.example.com'], expiresAt: '2030-01-01T00:00:00Z' },
+      body: { name: 'Checkout', allowedOrigins: ['https://shop.example.com'], expiresAt: '2030-01-01T00:00:00Z', challengeMaxNumber: 1000 },
     });
     expect(created.status).toBe(201);
     const id = created.body!.id as string;
@@ -153,9 +155,14 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('GET', `/api/v1/api-keys/${randomUUID()}`, { token: owner.token })).status).toBe(404);
     expect((await call('GET', '/api/v1/api-keys/not-a-uuid', { token: owner.token })).status).toBe(400);
     expect(
-      (await call('PATCH', `/api/v1/api-keys/${id}`, { token: owner.token, body: { name: 'Checkout v2', scopes: ['widget', 'verify'] } }))
-        .status,
+      (
+        await call('PATCH', `/api/v1/api-keys/${id}`, {
+          token: owner.token,
+          body: { name: 'Checkout v2', scopes: ['widget', 'verify'], challengeMaxNumber: null },
+        })
+      ).status,
     ).toBe(200);
+    expect((await call('PATCH', `/api/v1/api-keys/${id}`, { token: owner.token, body: { challengeMaxNumber: 1000 } })).status).toBe(200);
     const rotated = await call('POST', `/api/v1/api-keys/${id}/rotate`, { token: owner.token, body: { gracePeriodSeconds: 60 } });
     expect(rotated.status).toBe(200);
     const key = rotated.body!.key as string;
@@ -163,8 +170,14 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     // The widget, nonces and the public ping.
     const { key: allScopes } = await account.createKey();
     expect((await call('GET', '/api/v1/widget/config', { key })).status).toBe(200);
-    const issued = await call('POST', '/api/v1/widget/nonces', { key });
+    const challenge = await call('GET', '/api/v1/widget/challenge', { key });
+    expect(challenge.status).toBe(200);
+    const { challenge: hash, salt, algorithm, maxnumber } = challenge.body as Record<string, string & number>;
+    const altcha = altchaPayload(challenge.body!, (await solveChallenge(hash, salt, algorithm, maxnumber).promise)!.number);
+    expect((await call('POST', '/api/v1/widget/nonces', { key, body: {} })).status).toBe(400);
+    const issued = await call('POST', '/api/v1/widget/nonces', { key, body: { altcha } });
     expect(issued.status).toBe(201);
+    expect((await call('POST', '/api/v1/widget/nonces', { key, body: { altcha } })).status).toBe(422);
     expect((await call('POST', '/api/v1/nonces/verify', { key, body: { nonce: issued.body!.nonce } })).status).toBe(200);
     expect((await call('POST', '/api/v1/nonces/verify', { key, body: { nonce: issued.body!.nonce } })).body).toMatchObject({
       valid: false,

@@ -74,7 +74,7 @@ describe('CORS (docs/API.md, "Browser clients (CORS)")', () => {
 
     it('let a listed origin use a key with allowedOrigins (compared as origins: case, default port)', async () => {
       const { key } = await account.createKey({ allowedOrigins: ['https://SHOP.example.com:443', 'http://localhost:8080'] });
-      const res = await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', key).set('Origin', SHOP).send({}).expect(201);
+      const res = await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', key).set('Origin', SHOP).expect(200);
       expect(res.headers['access-control-allow-origin']).toBe(SHOP);
       await t.http.get('/api/v1/widget/config').set('X-Api-Key', key).set('Origin', 'http://localhost:8080').expect(200);
     });
@@ -88,15 +88,22 @@ describe('CORS (docs/API.md, "Browser clients (CORS)")', () => {
         expect(res.headers['access-control-allow-origin']).toBe(origin);
         expect(res.headers['access-control-expose-headers']).toBe(EXPOSED_HEADERS);
       }
-      const nonce = await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', key).set('Origin', ELSEWHERE).send({});
+      const challenge = await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', key).set('Origin', ELSEWHERE);
+      expectError(challenge, 403, 'insufficient_permissions');
+      const nonce = await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', key).set('Origin', ELSEWHERE).send({ altcha: 'x' });
       expectError(nonce, 403, 'insufficient_permissions');
     });
 
-    it('count a refused origin against the key like any 403', async () => {
+    it('refuse an origin before it counts against the key: a page elsewhere spends nothing of its allowance', async () => {
       const { key } = await account.createKey({ allowedOrigins: [SHOP] });
-      const a = await t.http.get('/api/v1/public/ping').set('X-Api-Key', key).set('Origin', ELSEWHERE).expect(403);
-      const b = await t.http.get('/api/v1/public/ping').set('X-Api-Key', key).set('Origin', SHOP).expect(200);
-      expect(Number(b.headers['x-ratelimit-remaining'])).toBe(Number(a.headers['x-ratelimit-remaining']) - 1);
+      const before = await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', key).set('Origin', SHOP).expect(200);
+      for (let i = 0; i < 5; i++) {
+        const refused = await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', key).set('Origin', ELSEWHERE);
+        expectError(refused, 403, 'insufficient_permissions');
+        expectRateLimitHeaders(refused); // the client IP's anonymous allowance, as for a bad key
+      }
+      const after = await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', key).set('Origin', SHOP).expect(200);
+      expect(Number(after.headers['x-ratelimit-remaining'])).toBe(Number(before.headers['x-ratelimit-remaining']) - 1);
     });
 
     it('check nothing without an Origin header (server-to-server calls)', async () => {

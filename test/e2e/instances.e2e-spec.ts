@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { UsageHit, UsageRecorder } from '../../src/usage/usage.recorder';
 import { eventually } from '../utils/eventually';
 import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { issueNonce, solvedAltcha } from '../utils/widget';
 
 // Two instances need one database: only on PostgreSQL + Redis. The other instance learns of a
 // change through Redis, hence `eventually`.
@@ -11,11 +12,12 @@ import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '.
   let account: TestAccount;
 
   beforeAll(async () => {
-    // Instances of one deployment share the Redis prefix and the JWT secret. Usage is written by
+    // Instances of one deployment share the Redis prefix, the JWT secret and the widget secrets. Usage is written by
     // hand in the test that counts it, so no timed write can retry a failed one.
     const shared = {
       REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
       JWT_SECRET: randomBytes(32).toString('hex'),
+      WIDGET_SECRETS: randomBytes(32).toString('hex'),
       USAGE_FLUSH_INTERVAL_MS: '60000',
     };
     a = await startApp(shared);
@@ -51,14 +53,24 @@ import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '.
 
   it('lets exactly one of many concurrent verifications of a nonce succeed, across instances', async () => {
     const { key } = await account.createKey();
-    const issued = await a.http.post('/api/v1/widget/nonces').set('X-Api-Key', key).expect(201);
+    const issued = await issueNonce(a, key);
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        (i % 2 === 0 ? a : b).http.post('/api/v1/nonces/verify').set('X-Api-Key', key).send({ nonce: issued.body.nonce }),
+        (i % 2 === 0 ? a : b).http.post('/api/v1/nonces/verify').set('X-Api-Key', key).send({ nonce: issued.nonce }),
       ),
     );
     expect(answers.filter((r) => r.status === 200 && r.body.valid === true)).toHaveLength(1);
     expect(answers.filter((r) => r.status === 200 && r.body.reason === 'already_used')).toHaveLength(19);
+  });
+
+  it('exchanges a widget solution for one nonce across instances: a replay on the other is 422 and issues nothing', async () => {
+    const { key } = await account.createKey({ scopes: ['widget'] });
+    const altcha = await solvedAltcha(a, key);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).http.post('/api/v1/widget/nonces').set('X-Api-Key', key).send({ altcha })),
+    );
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(answers.filter((r) => r.status === 422 && r.body.error === 'challenge_failed')).toHaveLength(9);
   });
 
   it('applies a plan change on the other instance, and shares one counter', async () => {
@@ -74,7 +86,7 @@ import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '.
     const [ra, rb] = [a.app.get(UsageRecorder), b.app.get(UsageRecorder)];
     const keyIds = Array.from({ length: 500 }, () => randomUUID());
     const hit = (keyId: string): UsageHit => ({
-      principal: { kind: 'apiKey', keyId, accountId: account.id, scopes: ['public'], allowedOrigins: [] },
+      principal: { kind: 'apiKey', keyId, accountId: account.id, scopes: ['public'], allowedOrigins: [], challengeMaxNumber: null },
       endpoint: 'GET /api/v1/public/ping',
       status: 200,
       at: Date.now(),

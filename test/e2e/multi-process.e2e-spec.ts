@@ -12,6 +12,7 @@ import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-
     REDIS_URL: process.env.E2E_REDIS_URL,
     REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
     JWT_SECRET: randomBytes(32).toString('hex'),
+    WIDGET_SECRETS: randomBytes(32).toString('hex'),
   };
 
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { NoncesService, NONCE_RETENTION_MS } from '../../src/nonces/nonces.service';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { issueNonce, solvedAltcha } from '../utils/widget';
 
 describe('nonces', () => {
   let t: TestApp;
@@ -15,15 +16,13 @@ describe('nonces', () => {
   }, 60_000);
   afterAll(() => t.close());
 
-  const issue = async (key = widgetKey) => {
-    const res = await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', key).expect(201);
-    return res.body as { nonce: string; expiresAt: string };
-  };
+  const issue = (key = widgetKey) => issueNonce(t, key);
   const verify = (nonce: string, key = serverKey) => t.http.post('/api/v1/nonces/verify').set('X-Api-Key', key).send({ nonce });
 
   it('issues a 256-bit nonce that lives the account’s TTL (300 s by default), stored only as a hash', async () => {
     const before = Date.now();
-    const res = await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', widgetKey).expect(201);
+    const altcha = await solvedAltcha(t, widgetKey);
+    const res = await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', widgetKey).send({ altcha }).expect(201);
     expectRateLimitHeaders(res);
     expect(res.body).toEqual({ nonce: expect.stringMatching(/^ghn_[A-Za-z0-9_-]{43}$/), expiresAt: expect.any(String) });
     const ttl = (Date.parse(res.body.expiresAt) - before) / 1000;
@@ -36,7 +35,7 @@ describe('nonces', () => {
   it('verifies a nonce once: valid with issuedAt, then already_used', async () => {
     const { nonce } = await issue();
     const first = await verify(nonce).expect(200);
-    expect(first.body).toEqual({ valid: true, issuedAt: expect.any(String) });
+    expect(first.body).toEqual({ valid: true, issuedAt: expect.any(String), hostname: null });
     expect(Date.parse(first.body.issuedAt)).toBeLessThanOrEqual(Date.now());
     expect((await verify(nonce).expect(200)).body).toEqual({ valid: false, reason: 'already_used' });
   });
@@ -65,7 +64,7 @@ describe('nonces', () => {
   });
 
   it('refuses a missing, non-string or over-long nonce and unknown fields with 400 validation_failed', async () => {
-    for (const body of [{}, { nonce: 5 }, { nonce: null }, { nonce: 'x'.repeat(257) }, { nonce: `ghn_${'A'.repeat(43)}`, extra: 1 }]) {
+    for (const body of [{}, { nonce: 5 }, { nonce: null }, { nonce: 'x'.repeat(513) }, { nonce: `ghn_${'A'.repeat(43)}`, extra: 1 }]) {
       const res = await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', serverKey).send(body);
       expectError(res, 400, 'validation_failed');
       expect(res.body.details.length).toBeGreaterThan(0);
@@ -73,7 +72,7 @@ describe('nonces', () => {
   });
 
   it('answers any other string as unknown: what a form received is a verdict, not a bad request', async () => {
-    for (const nonce of ['', 'short', 'ghn_', `ghn_${'A'.repeat(42)}!`, 'x'.repeat(256), `ghn_${'A'.repeat(43)}`]) {
+    for (const nonce of ['', 'short', 'ghn_', `ghn_${'A'.repeat(42)}!`, 'x'.repeat(512), `ghn_${'A'.repeat(43)}`]) {
       const res = await verify(nonce);
       expect({ nonce, status: res.status, body: res.body }).toEqual({ nonce, status: 200, body: { valid: false, reason: 'unknown' } });
     }

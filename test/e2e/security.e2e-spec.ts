@@ -28,6 +28,7 @@ const PROTECTED = [
   'DELETE /api/v1/api-keys/{id}',
   'POST /api/v1/api-keys/{id}/rotate',
   'GET /api/v1/widget/config',
+  'GET /api/v1/widget/challenge',
   'POST /api/v1/widget/nonces',
   'POST /api/v1/nonces/verify',
   'GET /api/v1/analytics/usage',

@@ -28,13 +28,11 @@ const show = (value) => { const el = document.getElementById('result'); el.textC
     const config = await fetch(${JSON.stringify(`${api}/api/v1/widget/config`)}, { headers });
     const configBody = await config.json();
     if (!config.ok) return show({ refused: config.status, error: configBody.error, requestId: config.headers.get('X-Request-Id') });
-    const nonce = await fetch(${JSON.stringify(`${api}/api/v1/widget/nonces`)}, {
-      method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: '{}',
-    });
+    const challenge = await fetch(${JSON.stringify(`${api}/api/v1/widget/challenge`)}, { headers });
     show({
       config: { status: config.status, accountId: configBody.accountId, remaining: config.headers.get('X-RateLimit-Remaining') },
-      nonce: { status: nonce.status, issued: typeof (await nonce.json()).nonce === 'string', remaining: nonce.headers.get('X-RateLimit-Remaining'),
-               limit: nonce.headers.get('X-RateLimit-Limit'), requestId: nonce.headers.get('X-Request-Id') },
+      challenge: { status: challenge.status, issued: typeof (await challenge.json()).challenge === 'string', remaining: challenge.headers.get('X-RateLimit-Remaining'),
+               limit: challenge.headers.get('X-RateLimit-Limit'), requestId: challenge.headers.get('X-Request-Id') },
     });
   } catch (err) {
     show({ failed: String(err) });
@@ -110,23 +108,24 @@ describeInBrowser('the widget on a customer page, in Chromium (docs/API.md, "Bro
     }
   }
 
-  it('calls GET /widget/config and POST /widget/nonces with X-Api-Key from an allowed origin and reads X-RateLimit-Remaining', async () => {
+  it('calls GET /widget/config and GET /widget/challenge with X-Api-Key from an allowed origin and reads X-RateLimit-Remaining', async () => {
     const result = await open(allowedSite, 'widget-browser.png');
     expect(result).toEqual({
       config: { status: 200, accountId, remaining: expect.stringMatching(/^\d+$/) },
-      nonce: { status: 201, issued: true, remaining: expect.stringMatching(/^\d+$/), limit: '60', requestId: expect.any(String) },
+      // The visitor's allowance (30 a minute) leaves less than the key's (60): the headers show it.
+      challenge: { status: 200, issued: true, remaining: expect.stringMatching(/^\d+$/), limit: '30', requestId: expect.any(String) },
       // X-Api-Key makes both calls non-simple: Chromium preflights each (no key sent) before the real call.
       apiCalls: [
         'OPTIONS /api/v1/widget/config',
         'GET /api/v1/widget/config',
-        'OPTIONS /api/v1/widget/nonces',
-        'POST /api/v1/widget/nonces',
+        'OPTIONS /api/v1/widget/challenge',
+        'GET /api/v1/widget/challenge',
       ],
     });
-    const { config, nonce } = result as { config: { remaining: string }; nonce: { remaining: string } };
+    const { config, challenge } = result as { config: { remaining: string }; challenge: { remaining: string } };
     // One request counted on each endpoint: the preflights did not count.
-    expect(Number(config.remaining)).toBe(59);
-    expect(Number(nonce.remaining)).toBe(59);
+    expect(Number(config.remaining)).toBe(29);
+    expect(Number(challenge.remaining)).toBe(29);
   });
 
   it('is refused on a page of an origin the key does not list (403 insufficient_permissions, readable by the page)', async () => {

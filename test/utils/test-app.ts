@@ -29,6 +29,7 @@ export async function startApp(env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
   const config = loadConfig({
     NODE_ENV: 'test',
     JWT_SECRET: randomBytes(32).toString('hex'),
+    WIDGET_SECRETS: randomBytes(32).toString('hex'),
     DATA_DIR: 'memory://',
     DATABASE_URL: process.env.E2E_DATABASE_URL,
     REDIS_URL: process.env.E2E_REDIS_URL,
@@ -65,6 +66,12 @@ export interface TestAccount {
   createKey(body?: Record<string, unknown>): Promise<{ id: string; key: string }>;
 }
 
+/**
+ * Test keys' challenge difficulty unless a test sets its own: the least a key may have, so a test
+ * solves a challenge in milliseconds (test/utils/widget.ts).
+ */
+export const EASY_CHALLENGE = 1000;
+
 let passwordHash: Promise<string> | undefined;
 export const TEST_PASSWORD = 'correct horse battery staple';
 
@@ -94,7 +101,7 @@ export async function createAccount(t: TestApp, plan = 'free'): Promise<TestAcco
       const res = await t.http
         .post('/api/v1/api-keys')
         .set('Authorization', `Bearer ${owner.token}`)
-        .send({ name: 'test key', ...body });
+        .send({ name: 'test key', challengeMaxNumber: EASY_CHALLENGE, ...body });
       if (res.status !== 201) throw new Error(`createKey: ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.id, key: res.body.key };
     },

@@ -263,6 +263,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/widget/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fresh proof-of-work challenge (ALTCHA) for the widget to solve
+         * @description Signed, bound to this key, valid 5 minutes. Its difficulty (maxnumber) is the key’s, else the plan’s, and rises while the key or the visitor asks far faster than usual (docs/API.md, "Challenge difficulty").
+         */
+        get: operations["WidgetController_challenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/widget/nonces": {
         parameters: {
             query?: never;
@@ -272,7 +292,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a single-use nonce for the customer’s server to verify */
+        /**
+         * Exchange a solved challenge for a single-use nonce for the customer’s server to verify
+         * @description One nonce per solution, whichever instance it is sent to. The nonce records the page’s host (Origin) for verify.
+         */
         post: operations["WidgetController_issueNonce"];
         delete?: never;
         options?: never;
@@ -417,7 +440,7 @@ export interface components {
              * @example invalid_api_key
              * @enum {string}
              */
-            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "challenge_failed" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
             /**
              * @description Explanation for a person; may change between versions.
              * @example The API key is unknown, revoked or expired.
@@ -463,6 +486,12 @@ export interface components {
              * @example 600
              */
             managementRequestsPerMinute: number;
+            /**
+             * Format: int32
+             * @description Default difficulty of widget challenges (ALTCHA maxnumber) for keys without their own.
+             * @example 100000
+             */
+            challengeMaxNumber: number;
         };
         MeDto: {
             /**
@@ -523,14 +552,14 @@ export interface components {
             /** @description Request id of the change (X-Request-Id). */
             requestId: string;
             /**
-             * @description What changed (never a secret), e.g. {"from":"free","to":"pro"}: names mapped to strings, numbers, booleans or lists of strings.
+             * @description What changed (never a secret), e.g. {"from":"free","to":"pro"}: names mapped to strings, numbers, booleans, lists of strings or null (a setting back to its default).
              * @example {
              *       "from": "free",
              *       "to": "pro"
              *     }
              */
             details: {
-                [key: string]: string | number | boolean | string[];
+                [key: string]: (string | number | boolean | string[]) | null;
             } | null;
             /**
              * Format: date-time
@@ -687,6 +716,12 @@ export interface components {
              */
             allowedOrigins: string[];
             /**
+             * Format: int32
+             * @description Difficulty of the key's widget challenges (ALTCHA maxnumber: a browser tries about half of it); null: the plan's default.
+             * @example null
+             */
+            challengeMaxNumber: number | null;
+            /**
              * @description active, or revoked (for good).
              * @enum {string}
              */
@@ -749,6 +784,12 @@ export interface components {
              *     ]
              */
             allowedOrigins?: string[];
+            /**
+             * Format: int32
+             * @description Difficulty of this key's widget challenges (ALTCHA maxnumber: a browser tries about half of it, docs/API.md "Challenge difficulty"); null or absent: the plan's default.
+             * @example 100000
+             */
+            challengeMaxNumber?: number | null;
         };
         ApiKeyWithSecretDto: {
             /**
@@ -775,6 +816,12 @@ export interface components {
              *     ]
              */
             allowedOrigins: string[];
+            /**
+             * Format: int32
+             * @description Difficulty of the key's widget challenges (ALTCHA maxnumber: a browser tries about half of it); null: the plan's default.
+             * @example null
+             */
+            challengeMaxNumber: number | null;
             /**
              * @description active, or revoked (for good).
              * @enum {string}
@@ -826,6 +873,12 @@ export interface components {
              *     ]
              */
             allowedOrigins?: string[];
+            /**
+             * Format: int32
+             * @description Difficulty of this key's widget challenges (ALTCHA maxnumber: a browser tries about half of it, docs/API.md "Challenge difficulty"); null or absent: the plan's default.
+             * @example 100000
+             */
+            challengeMaxNumber?: number | null;
         };
         RotateApiKeyDto: {
             /**
@@ -847,6 +900,41 @@ export interface components {
              * @example 300
              */
             nonceTtlSeconds: number;
+        };
+        ChallengeDto: {
+            /**
+             * @description Hash function of the puzzle.
+             * @enum {string}
+             */
+            algorithm: "SHA-256";
+            /**
+             * @description SHA-256 (hex) of salt + the secret number: find the number.
+             * @example c2fc6c6adf8ba0f575a35f48df52c0968a3dcd3c577c2769dc2f1035943b975e
+             */
+            challenge: string;
+            /**
+             * Format: int32
+             * @description The secret number is at most this: the difficulty (docs/API.md, "Challenge difficulty"). A browser tries about half of it.
+             * @example 100000
+             */
+            maxnumber: number;
+            /**
+             * @description Random salt and, after "?", the signed parameters: expires (Unix seconds) and the key the challenge was issued to.
+             * @example 4a3c1d8e0f5b6a7c9d2e1f30?expires=1767225600&key=6f1c2a9e-0b7d-4e53-9a1f-3c2d5e8f7a60
+             */
+            salt: string;
+            /**
+             * @description HMAC-SHA-256 (hex) of the challenge by Gatehouse: a solution to anything else is refused.
+             * @example 9d1e3b…
+             */
+            signature: string;
+        };
+        RedeemSolutionDto: {
+            /**
+             * @description The solution as the altcha widget submits it: base64 of JSON {algorithm, challenge, number, salt, signature}. Wrong, expired, reused or another key's: 422 challenge_failed.
+             * @example eyJhbGdvcml0aG0iOiJTSEEtMjU2IiwiY2hhbGxlbmdlIjoiLi4uIiwibnVtYmVyIjo0MjAwMCwic2FsdCI6Ii4uLiIsInNpZ25hdHVyZSI6Ii4uLiJ9
+             */
+            altcha: string;
         };
         IssuedNonceDto: {
             /**
@@ -871,6 +959,11 @@ export interface components {
              * @description When the nonce was issued.
              */
             issuedAt: string;
+            /**
+             * @description Host of the page the challenge was solved on (its Origin); null when the widget request carried no Origin. Compare it with your own site.
+             * @example shop.example.com
+             */
+            hostname: string | null;
         };
         InvalidNonceVerdictDto: {
             /**
@@ -886,7 +979,7 @@ export interface components {
         };
         VerifyNonceDto: {
             /**
-             * @description What the widget put in the form: a nonce issued by POST /api/v1/widget/nonces. Any other string verifies as unknown.
+             * @description What the widget put in the form (the gatehouse-nonce field): a nonce issued by POST /api/v1/widget/nonces. Any other string verifies as unknown.
              * @example ghn_Tm9uY2UtZXhhbXBsZS1mb3ItdGhlLWRvY3VtZW50YXR
              */
             nonce: string;
@@ -5148,7 +5241,7 @@ export interface operations {
             };
         };
     };
-    WidgetController_issueNonce: {
+    WidgetController_challenge: {
         parameters: {
             query?: never;
             header?: never;
@@ -5156,6 +5249,182 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengeDto"];
+                };
+            };
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "validation_failed",
+                     *       "message": "The request is malformed; see details.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11",
+                     *       "details": [
+                     *         {
+                     *           "field": "name",
+                     *           "message": "name must be longer than or equal to 1 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description missing_credentials (no X-Api-Key) or invalid_api_key (unknown, revoked or expired key) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "error": "missing_credentials",
+                     *       "message": "This endpoint needs credentials that the request did not carry.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description insufficient_permissions — the key lacks the "widget" scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "error": "insufficient_permissions",
+                     *       "message": "The caller is not allowed to use this endpoint.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_exceeded — over the limit; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Too many requests; retry after the number of seconds in Retry-After.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "internal_error",
+                     *       "message": "Something went wrong on our side.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "service_unavailable",
+                     *       "message": "The service is temporarily unavailable; retry shortly.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    WidgetController_issueNonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeemSolutionDto"];
+            };
+        };
         responses: {
             201: {
                 headers: {
@@ -5241,6 +5510,75 @@ export interface operations {
                      *       "statusCode": 403,
                      *       "error": "insufficient_permissions",
                      *       "message": "The caller is not allowed to use this endpoint.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description payload_too_large — the body is over 64 KiB */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 413,
+                     *       "error": "payload_too_large",
+                     *       "message": "The request body is too large.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description unsupported_media_type — the body is not application/json */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 415,
+                     *       "error": "unsupported_media_type",
+                     *       "message": "The request body must be JSON (Content-Type: application/json).",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description challenge_failed: the solution is wrong, expired, already exchanged, or for another key’s challenge. No nonce is issued. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "challenge_failed",
+                     *       "message": "The widget solution is wrong, expired, already used or not for this key; solve a new challenge.",
                      *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
                      *     }
                      */

@@ -22,6 +22,16 @@ export class ApiKeyDto {
   })
   readonly allowedOrigins!: string[];
 
+  @ApiProperty({
+    description:
+      "Difficulty of the key's widget challenges (ALTCHA maxnumber: a browser tries about half of it); null: the plan's default.",
+    type: 'integer',
+    format: 'int32',
+    nullable: true,
+    example: null,
+  })
+  readonly challengeMaxNumber!: number | null;
+
   @ApiProperty({ description: 'active, or revoked (for good).', enum: ['active', 'revoked'] })
   readonly status!: 'active' | 'revoked';
 

@@ -1,7 +1,25 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsString, Length, Matches } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsDateString,
+  IsIn,
+  IsInt,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+} from 'class-validator';
 import { IsOmittable } from '../../common/validation';
 import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
+
+/** Bounds of a key's challenge difficulty: below, no work; above, minutes on a phone. */
+export const CHALLENGE_MAX_NUMBER_MIN = 1000;
+export const CHALLENGE_MAX_NUMBER_MAX = 10_000_000;
 
 /** scheme://host[:port], no path: what a browser sends in the Origin header. */
 export const ORIGIN_PATTERN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]+)(:\d{1,5})?$/;
@@ -50,4 +68,21 @@ export class CreateApiKeyDto {
   @Length(1, 200, { each: true })
   @Matches(ORIGIN_PATTERN, { each: true, message: 'each value in allowedOrigins must be an origin such as https://shop.example.com' })
   readonly allowedOrigins?: string[];
+
+  @ApiPropertyOptional({
+    description:
+      'Difficulty of this key\'s widget challenges (ALTCHA maxnumber: a browser tries about half of it, docs/API.md "Challenge difficulty"); null or absent: the plan\'s default.',
+    type: 'integer',
+    format: 'int32',
+    minimum: CHALLENGE_MAX_NUMBER_MIN,
+    maximum: CHALLENGE_MAX_NUMBER_MAX,
+    nullable: true,
+    example: 100000,
+  })
+  @IsOmittable()
+  @ValidateIf((_, value) => value !== null)
+  @IsInt()
+  @Min(CHALLENGE_MAX_NUMBER_MIN)
+  @Max(CHALLENGE_MAX_NUMBER_MAX)
+  readonly challengeMaxNumber?: number | null;
 }

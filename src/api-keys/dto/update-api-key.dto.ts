@@ -3,9 +3,12 @@ import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
 import { CreateApiKeyDto } from './create-api-key.dto';
 
 /** Every field optional; an absent field keeps its value; null is refused (400), never written. */
-export class UpdateApiKeyDto extends PartialType(PickType(CreateApiKeyDto, ['name', 'scopes', 'allowedOrigins'] as const), {
-  skipNullProperties: false,
-}) {
+export class UpdateApiKeyDto extends PartialType(
+  PickType(CreateApiKeyDto, ['name', 'scopes', 'allowedOrigins', 'challengeMaxNumber'] as const),
+  {
+    skipNullProperties: false,
+  },
+) {
   @ApiPropertyOptional({
     description: 'What the key may call. Absent: unchanged.',
     enum: API_KEY_SCOPES,

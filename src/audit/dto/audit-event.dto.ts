@@ -28,9 +28,10 @@ export class AuditEventDto {
 
   @ApiProperty({
     description:
-      'What changed (never a secret), e.g. {"from":"free","to":"pro"}: names mapped to strings, numbers, booleans or lists of strings.',
+      'What changed (never a secret), e.g. {"from":"free","to":"pro"}: names mapped to strings, numbers, booleans, lists of strings or null (a setting back to its default).',
     type: 'object',
     additionalProperties: {
+      nullable: true,
       oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }, { type: 'array', items: { type: 'string' } }],
     },
     nullable: true,

@@ -1,10 +1,14 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error';
+import { keyAllowsOrigin } from '../../cors/origins';
 import type { Request } from '../../common/request';
 import { RateLimitGuard } from '../../rate-limit/rate-limit.guard';
 import { AuthRequirement, requirementOf } from '../auth.decorators';
 import { Authenticator, AuthVerdict } from './authentication';
 import { authorise } from './authorization';
+
+/** docs/API.md, "Browser clients (CORS)": a browser call from an origin the key does not list. */
+const ORIGIN_REFUSED = Object.freeze(new AppError('insufficient_permissions', 'This API key does not accept requests from this origin.'));
 
 /**
  * The one app-wide guard: authenticate → count → authorise (docs/DECISIONS.md, "Request path").
@@ -37,11 +41,25 @@ export class AccessGuard implements CanActivate {
     requirement: AuthRequirement,
     verdict: AuthVerdict,
   ): boolean | Promise<boolean> {
+    // A key used from a page it does not allow is refused like a bad credential, before it counts
+    // against the key: a page elsewhere cannot spend the key's allowance. Analytics still show it.
+    if (
+      verdict !== null &&
+      !(verdict instanceof Error) &&
+      verdict.kind === 'apiKey' &&
+      !keyAllowsOrigin(verdict.allowedOrigins, req.headers.origin)
+    ) {
+      req.attributedTo = verdict;
+      verdict = ORIGIN_REFUSED;
+    }
     // The limiter's tracker: the principal, else the client IP (a refused credential counts per IP).
     req.user = verdict instanceof Error ? null : verdict;
     // Usage analytics count a refused key whose owner is known (revoked, expired) for that owner.
     if (verdict instanceof AppError && verdict.attributedTo !== undefined) req.attributedTo = verdict.attributedTo;
-    const authorised = () => authorise(req, requirement, verdict);
-    return this.rateLimit.isSkipped(context) ? authorised() : this.rateLimit.count(context, authorised);
+    const authorised = () => authorise(requirement, verdict);
+    if (this.rateLimit.isSkipped(context)) return authorised();
+    // Widget routes are called by every visitor of a site: each visitor (client IP) is limited too.
+    const perVisitor = requirement.method === 'apiKey' && requirement.scope === 'widget' && req.user !== null;
+    return this.rateLimit.count(context, authorised, perVisitor);
   }
 }

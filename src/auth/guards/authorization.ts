@@ -1,11 +1,12 @@
 import { AppError } from '../../common/errors/app-error';
-import type { Request } from '../../common/request';
-import { keyAllowsOrigin } from '../../cors/origins';
 import type { AuthRequirement } from '../auth.decorators';
 import type { AuthVerdict } from './authentication';
 
-/** The authentication verdict, then role (JWT) or scope and origin (API key): throws the refusal. */
-export function authorise(req: Request, requirement: AuthRequirement, verdict: AuthVerdict): true {
+/**
+ * The authentication verdict, then role (JWT) or scope (API key): throws the refusal. (A key's
+ * allowed origins are checked before the request is counted, in AccessGuard.)
+ */
+export function authorise(requirement: AuthRequirement, verdict: AuthVerdict): true {
   if (verdict instanceof Error) throw verdict;
   switch (requirement.method) {
     case 'none':
@@ -13,10 +14,6 @@ export function authorise(req: Request, requirement: AuthRequirement, verdict: A
     case 'apiKey':
       if (verdict?.kind !== 'apiKey' || !verdict.scopes.includes(requirement.scope)) {
         throw new AppError('insufficient_permissions', `This API key lacks the "${requirement.scope}" scope.`);
-      }
-      // docs/API.md, "Browser clients (CORS)": a browser call from an origin the key does not list.
-      if (!keyAllowsOrigin(verdict.allowedOrigins, req.headers.origin)) {
-        throw new AppError('insufficient_permissions', 'This API key does not accept requests from this origin.');
       }
       return true;
     case 'jwt':

@@ -10,7 +10,7 @@ const NONCE_EXAMPLE = 'ghn_Tm9uY2UtZXhhbXBsZS1mb3ItdGhlLWRvY3VtZW50YXR';
  * The longest string verify reads. Anything shorter that is not one of our nonces is a verdict
  * (`unknown`), not a malformed request: a customer's server passes on whatever its form received.
  */
-export const VERIFY_MAX_LENGTH = 256;
+export const VERIFY_MAX_LENGTH = 512;
 
 export class IssuedNonceDto {
   @ApiProperty({ description: 'Single-use nonce for the customer’s server to verify. 256 random bits.', example: NONCE_EXAMPLE })
@@ -22,7 +22,8 @@ export class IssuedNonceDto {
 
 export class VerifyNonceDto {
   @ApiProperty({
-    description: 'What the widget put in the form: a nonce issued by POST /api/v1/widget/nonces. Any other string verifies as unknown.',
+    description:
+      'What the widget put in the form (the gatehouse-nonce field): a nonce issued by POST /api/v1/widget/nonces. Any other string verifies as unknown.',
     example: NONCE_EXAMPLE,
     maxLength: VERIFY_MAX_LENGTH,
   })
@@ -41,6 +42,15 @@ export class ValidNonceVerdictDto {
 
   @ApiProperty({ description: 'When the nonce was issued.', type: String, format: 'date-time' })
   readonly issuedAt!: string;
+
+  @ApiProperty({
+    description:
+      'Host of the page the challenge was solved on (its Origin); null when the widget request carried no Origin. Compare it with your own site.',
+    type: String,
+    nullable: true,
+    example: 'shop.example.com',
+  })
+  readonly hostname!: string | null;
 }
 
 /** Any other verification. */

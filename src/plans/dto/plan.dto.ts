@@ -15,6 +15,13 @@ export class PlanDto {
 
   @ApiProperty({ description: 'Requests per minute per dashboard user and endpoint.', type: 'integer', example: 600 })
   readonly managementRequestsPerMinute!: number;
+
+  @ApiProperty({
+    description: 'Default difficulty of widget challenges (ALTCHA maxnumber) for keys without their own.',
+    type: 'integer',
+    example: 100000,
+  })
+  readonly challengeMaxNumber!: number;
 }
 
 export class PlanListDto {
@@ -27,4 +34,5 @@ export const toPlanDto = (p: PlanDto): PlanDto => ({
   name: p.name,
   apiRequestsPerMinute: p.apiRequestsPerMinute,
   managementRequestsPerMinute: p.managementRequestsPerMinute,
+  challengeMaxNumber: p.challengeMaxNumber,
 });

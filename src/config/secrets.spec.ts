@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from './app-config';
-import { resolveJwtSecret } from './jwt-secret';
+import { resolveJwtSecret } from './secrets';
 
 describe('resolveJwtSecret', () => {
   let dir: string;

@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { createChallenge, extractParams, verifySolution } from 'altcha-lib/v1';
+import type { ApiKeyPrincipal } from '../auth/principal';
+import { AppError } from '../common/errors/app-error';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { resolveWidgetSecrets } from '../config/secrets';
+import { normalizeOrigin } from '../cors/origins';
+import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
+import { NoncesService } from '../nonces/nonces.service';
+import { PlanLimitsService } from '../plans/plan-limits.service';
+import { ChallengeDto } from './dto/challenge.dto';
+import { SurgeMeter } from './surge';
+
+/** How long a challenge may be solved and redeemed. */
+export const CHALLENGE_TTL_MS = 300_000;
+
+const CHALLENGE_FAILED = 'challenge_failed';
+
+interface AltchaPayload {
+  readonly algorithm: 'SHA-256';
+  readonly challenge: string;
+  readonly number: number;
+  readonly salt: string;
+  readonly signature: string;
+}
+
+/** The widget's base64 payload as a solution, or undefined for anything else (bad base64, JSON, shape). */
+function parsePayload(altcha: string): AltchaPayload | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(altcha, 'base64').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const p = value as Record<string, unknown>;
+  const ok =
+    p.algorithm === 'SHA-256' &&
+    typeof p.challenge === 'string' &&
+    typeof p.salt === 'string' &&
+    typeof p.signature === 'string' &&
+    Number.isSafeInteger(p.number) &&
+    (p.number as number) >= 0;
+  return ok
+    ? {
+        algorithm: 'SHA-256',
+        challenge: p.challenge as string,
+        number: p.number as number,
+        salt: p.salt as string,
+        signature: p.signature as string,
+      }
+    : undefined;
+}
+
+/**
+ * The widget's proof of work (docs/API.md, "Challenges"): ALTCHA challenges made and checked by
+ * altcha-lib, signed with WIDGET_SECRETS, bound to the key they were issued to, and each solution
+ * exchanged for at most one nonce.
+ */
+@Injectable()
+export class ChallengesService {
+  private readonly secrets: readonly string[];
+  /** Challenges per key, and per visitor (key + client IP): either surging raises the difficulty. */
+  private readonly keySurge = new SurgeMeter({ floorPerMinute: 10, max: 50_000 });
+  private readonly visitorSurge = new SurgeMeter({ floorPerMinute: 3, max: 100_000 });
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly plans: PlanLimitsService,
+    private readonly nonces: NoncesService,
+  ) {
+    this.secrets = resolveWidgetSecrets(config);
+  }
+
+  async issue(key: ApiKeyPrincipal, visitorIp: string): Promise<ChallengeDto> {
+    const level = Math.max(this.keySurge.hit(key.keyId), this.visitorSurge.hit(`${key.keyId}|${visitorIp}`));
+    const base = key.challengeMaxNumber ?? (await this.plans.limitsFor(key.accountId)).plan.challengeMaxNumber;
+    const challenge = await createChallenge({
+      algorithm: 'SHA-256',
+      hmacKey: this.secrets[0],
+      maxnumber: base * 2 ** level,
+      expires: new Date(Date.now() + CHALLENGE_TTL_MS),
+      params: { key: key.keyId },
+    });
+    return { ...challenge, algorithm: 'SHA-256', maxnumber: base * 2 ** level };
+  }
+
+  /**
+   * A nonce for a correct, unexpired solution of a challenge issued to this key — once: the nonce
+   * row carries the challenge's hash under a unique index, so of any number of redemptions on any
+   * number of instances the database lets exactly one insert.
+   */
+  async redeem(key: ApiKeyPrincipal, altcha: string, origin: string | undefined): Promise<IssuedNonceDto> {
+    const payload = parsePayload(altcha);
+    if (payload === undefined || extractParams(payload).key !== key.keyId || !(await this.verify(payload))) {
+      throw new AppError(CHALLENGE_FAILED);
+    }
+    const challengeHash = createHash('sha256').update(payload.signature).digest('hex');
+    const page = origin === undefined ? undefined : normalizeOrigin(origin);
+    const issued = await this.nonces.issue(key, { challengeHash, hostname: page === undefined ? null : new URL(page).hostname });
+    if (issued === undefined)
+      throw new AppError(CHALLENGE_FAILED, 'This solution was already exchanged for a nonce; solve a new challenge.');
+    return issued;
+  }
+
+  /** Signed by one of our secrets (the first signs; the others were, before a rotation), solved, unexpired. */
+  private async verify(payload: AltchaPayload): Promise<boolean> {
+    for (const secret of this.secrets) if (await verifySolution(payload, secret, true)) return true;
+    return false;
+  }
+}
