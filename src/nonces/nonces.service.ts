@@ -4,6 +4,7 @@ import type { ApiKeyPrincipal } from '../auth/principal';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { isUniqueViolation } from '../prisma/database-errors';
 import { PrismaService } from '../prisma/prisma.service';
+import { UsageRecorder } from '../usage/usage.recorder';
 import { IssuedNonceDto, NONCE_PATTERN, NonceVerdictDto } from './dto/nonce.dto';
 
 /** What a nonce is issued for: the solved challenge (its signature's hash) and the page it was solved on. */
@@ -25,6 +26,7 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly prisma: PrismaService,
     private readonly accounts: PlanLimitsService,
+    private readonly usage: UsageRecorder,
   ) {}
 
   onModuleInit(): void {
@@ -58,11 +60,18 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
     return { nonce, expiresAt: expiresAt.toISOString() };
   }
 
+  /** The verdict, counted as a widget event (valid or invalid) for analytics. */
+  async verify(key: ApiKeyPrincipal, nonce: string): Promise<NonceVerdictDto> {
+    const verdict = await this.judge(key, nonce);
+    this.usage.event(key, verdict.valid ? 'nonce_valid' : 'nonce_invalid');
+    return verdict;
+  }
+
   /**
    * Single use by one conditional UPDATE: of any number of concurrent verifications, on any number
    * of instances, the database lets exactly one claim the nonce.
    */
-  async verify(key: ApiKeyPrincipal, nonce: string): Promise<NonceVerdictDto> {
+  private async judge(key: ApiKeyPrincipal, nonce: string): Promise<NonceVerdictDto> {
     if (!NONCE_PATTERN.test(nonce)) return { valid: false, reason: 'unknown' }; // never one of ours: no query
     const hash = hashNonce(nonce);
     const now = new Date();

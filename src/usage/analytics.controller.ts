@@ -5,7 +5,7 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { UserPrincipal } from '../auth/principal';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { AnalyticsService } from './analytics.service';
-import { UsageQuery, UsageReportDto } from './dto/usage.dto';
+import { UsageQuery, UsageReportDto, WidgetStatsQuery, WidgetStatsReportDto } from './dto/usage.dto';
 
 @ApiTags('Analytics')
 @Controller('analytics')
@@ -21,5 +21,16 @@ export class AnalyticsController {
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found — apiKeyId is not a key of this account' })
   usage(@CurrentPrincipal() user: UserPrincipal, @Query() query: UsageQuery): Promise<UsageReportDto> {
     return this.analytics.usage(user.accountId, query);
+  }
+
+  @Get('widget')
+  @JwtAuth()
+  @ApiOperation({
+    summary: 'The widget’s figures: challenges issued, solved and failed, nonces verified valid and invalid — per minute, hour, day or key',
+  })
+  @ApiOkResponse({ type: WidgetStatsReportDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found — apiKeyId is not a key of this account' })
+  widget(@CurrentPrincipal() user: UserPrincipal, @Query() query: WidgetStatsQuery): Promise<WidgetStatsReportDto> {
+    return this.analytics.widget(user.accountId, query);
   }
 }

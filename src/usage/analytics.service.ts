@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
-import { GroupBy, UsageQuery, UsageReportDto } from './dto/usage.dto';
-import { UsageRecorder } from './usage.recorder';
+import { GroupBy, UsageQuery, UsageReportDto, WidgetGroupBy, WidgetStatsQuery, WidgetStatsReportDto } from './dto/usage.dto';
+import { EVENT_STATUS, eventEndpoint, UsageRecorder } from './usage.recorder';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -30,6 +30,14 @@ const GROUP_SQL: Record<GroupBy, Prisma.Sql> = {
 
 const invalid = (field: string, message: string) => new AppError('validation_failed', message, [{ field, message }]);
 
+const sumOf = (event: Parameters<typeof eventEndpoint>[0]) =>
+  Prisma.sql`COALESCE(SUM("count") FILTER (WHERE "endpoint" = ${eventEndpoint(event)}), 0)`;
+
+interface Range {
+  readonly from: Date;
+  readonly to: Date;
+}
+
 @Injectable()
 export class AnalyticsService {
   constructor(
@@ -37,7 +45,55 @@ export class AnalyticsService {
     private readonly recorder: UsageRecorder,
   ) {}
 
+  /** Request counts: every row but widget events (status 0, see UsageRecorder.event). */
   async usage(accountId: string, q: UsageQuery): Promise<UsageReportDto> {
+    const range = await this.rangeAndKey(accountId, q);
+    const filters = [
+      ...this.rowsOf(accountId, range, q.apiKeyId),
+      Prisma.sql`"status" <> ${EVENT_STATUS}`,
+      ...(q.groupBy === 'apiKey' ? [Prisma.sql`"subjectKind" = 'apiKey'`] : []),
+      ...(q.endpoint !== undefined ? [Prisma.sql`"endpoint" = ${q.endpoint}`] : []),
+    ];
+    const rows = await this.prisma.$queryRaw<Array<{ key: string; count: bigint | number }>>`
+      SELECT ${GROUP_SQL[q.groupBy]} AS "key", SUM("count") AS "count"
+      FROM "UsageCounter" WHERE ${Prisma.join(filters, ' AND ')}
+      GROUP BY 1 ORDER BY 1`;
+    return { ...this.rangeDto(range), groupBy: q.groupBy, data: rows.map((r) => ({ key: r.key, count: Number(r.count) })) };
+  }
+
+  /** The widget's events, summed per group: challenges issued, solved and failed, nonces verified valid and invalid. */
+  async widget(accountId: string, q: WidgetStatsQuery): Promise<WidgetStatsReportDto> {
+    const range = await this.rangeAndKey(accountId, q);
+    const filters = [...this.rowsOf(accountId, range, q.apiKeyId), Prisma.sql`"status" = ${EVENT_STATUS}`];
+    const rows = await this.prisma.$queryRaw<Array<Record<'key' | 'issued' | 'solved' | 'failed' | 'valid' | 'invalid', string | bigint>>>`
+      SELECT ${GROUP_SQL[q.groupBy]} AS "key",
+        ${sumOf('challenge_issued')} AS "issued", ${sumOf('challenge_solved')} AS "solved", ${sumOf('challenge_failed')} AS "failed",
+        ${sumOf('nonce_valid')} AS "valid", ${sumOf('nonce_invalid')} AS "invalid"
+      FROM "UsageCounter" WHERE ${Prisma.join(filters, ' AND ')}
+      GROUP BY 1 ORDER BY 1`;
+    return {
+      ...this.rangeDto(range),
+      groupBy: q.groupBy,
+      data: rows.map((r) => ({
+        key: String(r.key),
+        challengesIssued: Number(r.issued),
+        challengesSolved: Number(r.solved),
+        challengesFailed: Number(r.failed),
+        noncesValid: Number(r.valid),
+        noncesInvalid: Number(r.invalid),
+      })),
+    };
+  }
+
+  /**
+   * The query's range (defaults and bounds per grain) after checking its key is the account's; then
+   * this instance's pending counts are written, so a report includes the requests it has just
+   * answered (on the embedded database, the open minute is written only here and at its end).
+   */
+  private async rangeAndKey(
+    accountId: string,
+    q: { from?: string; to?: string; groupBy: GroupBy | WidgetGroupBy; apiKeyId?: string },
+  ): Promise<Range> {
     const to = q.to !== undefined ? new Date(q.to) : new Date();
     const from = q.from !== undefined ? new Date(q.from) : new Date(to.getTime() - DEFAULT_RANGE[q.groupBy]);
     if (from >= to) throw invalid('from', 'from must be before to');
@@ -47,26 +103,21 @@ export class AnalyticsService {
     if (q.apiKeyId !== undefined && (await this.prisma.apiKey.count({ where: { id: q.apiKeyId, accountId } })) === 0) {
       throw new AppError('not_found', 'No such API key.');
     }
-    const filters = [
+    await this.recorder.flush();
+    return { from, to };
+  }
+
+  /** The account's rows in the range, of one API key when given. */
+  private rowsOf(accountId: string, { from, to }: Range, apiKeyId: string | undefined): Prisma.Sql[] {
+    return [
       Prisma.sql`"accountId" = ${accountId}::uuid`,
       Prisma.sql`"minute" >= ${from}`,
       Prisma.sql`"minute" < ${to}`,
-      ...(q.groupBy === 'apiKey' || q.apiKeyId !== undefined ? [Prisma.sql`"subjectKind" = 'apiKey'`] : []),
-      ...(q.apiKeyId !== undefined ? [Prisma.sql`"subjectId" = ${q.apiKeyId}::uuid`] : []),
-      ...(q.endpoint !== undefined ? [Prisma.sql`"endpoint" = ${q.endpoint}`] : []),
+      ...(apiKeyId !== undefined ? [Prisma.sql`"subjectKind" = 'apiKey'`, Prisma.sql`"subjectId" = ${apiKeyId}::uuid`] : []),
     ];
-    // This instance's pending counts first, so the report includes the requests it has just
-    // answered (on the embedded database, the open minute is written only here and at its end).
-    await this.recorder.flush();
-    const rows = await this.prisma.$queryRaw<Array<{ key: string; count: bigint | number }>>`
-      SELECT ${GROUP_SQL[q.groupBy]} AS "key", SUM("count") AS "count"
-      FROM "UsageCounter" WHERE ${Prisma.join(filters, ' AND ')}
-      GROUP BY 1 ORDER BY 1`;
-    return {
-      from: from.toISOString(),
-      to: to.toISOString(),
-      groupBy: q.groupBy,
-      data: rows.map((r) => ({ key: r.key, count: Number(r.count) })),
-    };
+  }
+
+  private rangeDto({ from, to }: Range): { from: string; to: string } {
+    return { from: from.toISOString(), to: to.toISOString() };
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import type { Principal } from '../auth/principal';
+import type { ApiKeyPrincipal, Principal } from '../auth/principal';
 import { PrismaService } from '../prisma/prisma.service';
 
 export interface UsageHit {
@@ -9,6 +9,17 @@ export interface UsageHit {
   readonly status: number;
   readonly at: number;
 }
+
+/** What the widget counts beside requests (docs/API.md, "Analytics"). */
+export const WIDGET_EVENTS = ['challenge_issued', 'challenge_solved', 'challenge_failed', 'nonce_valid', 'nonce_invalid'] as const;
+export type WidgetEvent = (typeof WIDGET_EVENTS)[number];
+
+/**
+ * Widget events are kept in the request counters' table as rows of status 0 (no answer has it) and
+ * endpoint `widget:<event>`: the same buckets, writes and retention, told apart by that status.
+ */
+export const EVENT_STATUS = 0;
+export const eventEndpoint = (event: WidgetEvent): string => `widget:${event}`;
 
 export const USAGE_RETENTION_MS = 400 * 24 * 3600_000;
 
@@ -78,6 +89,12 @@ export class UsageRecorder implements OnModuleInit {
   record({ principal, endpoint, status, at }: UsageHit): void {
     const subjectId = principal.kind === 'apiKey' ? principal.keyId : principal.userId;
     this.bucket(principal.accountId, principal.kind, subjectId, endpoint, status, at - (at % 60_000)).count += 1;
+  }
+
+  /** Counts a widget event of the key, as `record` counts a request (nothing when USAGE_RECORDING=off). */
+  event(key: ApiKeyPrincipal, event: WidgetEvent, at = Date.now()): void {
+    if (!this.config.usageRecording) return;
+    this.bucket(key.accountId, 'apiKey', key.keyId, eventEndpoint(event), EVENT_STATUS, at - (at % 60_000)).count += 1;
   }
 
   private bucket(

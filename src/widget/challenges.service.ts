@@ -9,6 +9,7 @@ import { normalizeOrigin } from '../cors/origins';
 import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
 import { NoncesService } from '../nonces/nonces.service';
 import { PlanLimitsService } from '../plans/plan-limits.service';
+import { UsageRecorder } from '../usage/usage.recorder';
 import { ChallengeDto } from './dto/challenge.dto';
 import { SurgeMeter } from './surge';
 
@@ -69,6 +70,7 @@ export class ChallengesService {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly plans: PlanLimitsService,
     private readonly nonces: NoncesService,
+    private readonly usage: UsageRecorder,
   ) {
     this.secrets = resolveWidgetSecrets(config);
   }
@@ -83,6 +85,7 @@ export class ChallengesService {
       expires: new Date(Date.now() + CHALLENGE_TTL_MS),
       params: { key: key.keyId },
     });
+    this.usage.event(key, 'challenge_issued');
     return { ...challenge, algorithm: 'SHA-256', maxnumber: base * 2 ** level };
   }
 
@@ -94,13 +97,17 @@ export class ChallengesService {
   async redeem(key: ApiKeyPrincipal, altcha: string, origin: string | undefined): Promise<IssuedNonceDto> {
     const payload = parsePayload(altcha);
     if (payload === undefined || extractParams(payload).key !== key.keyId || !(await this.verify(payload))) {
+      this.usage.event(key, 'challenge_failed');
       throw new AppError(CHALLENGE_FAILED);
     }
     const challengeHash = createHash('sha256').update(payload.signature).digest('hex');
     const page = origin === undefined ? undefined : normalizeOrigin(origin);
     const issued = await this.nonces.issue(key, { challengeHash, hostname: page === undefined ? null : new URL(page).hostname });
-    if (issued === undefined)
+    if (issued === undefined) {
+      this.usage.event(key, 'challenge_failed');
       throw new AppError(CHALLENGE_FAILED, 'This solution was already exchanged for a nonce; solve a new challenge.');
+    }
+    this.usage.event(key, 'challenge_solved');
     return issued;
   }
 

@@ -195,6 +195,11 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     // Analytics, the audit log and webhooks.
     expect((await call('GET', '/api/v1/analytics/usage?groupBy=endpoint', { token: analyst.token })).status).toBe(200);
     expect((await call('GET', '/api/v1/analytics/usage?groupBy=sideways', { token: analyst.token })).status).toBe(400);
+    expect((await call('GET', '/api/v1/analytics/widget?groupBy=minute', { token: analyst.token })).status).toBe(200);
+    expect((await call('GET', `/api/v1/analytics/widget?groupBy=apiKey&apiKeyId=${randomUUID()}`, { token: analyst.token })).status).toBe(
+      404,
+    );
+    expect((await call('GET', '/api/v1/analytics/widget?groupBy=endpoint', { token: analyst.token })).status).toBe(400);
     expect((await call('GET', '/api/v1/audit-log?limit=5', { token: owner.token })).status).toBe(200);
     const hook = await call('POST', '/api/v1/webhooks', {
       token: owner.token,

@@ -29,6 +29,7 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['PATCH',  '/api/v1/team/members/:userId',          '✓',  '✓',  '',   ''],
   ['DELETE', '/api/v1/team/members/:userId',          '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/analytics/usage',               '✓',  '✓',  '✓',  '✓'],
+  ['GET',    '/api/v1/analytics/widget',              '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/audit-log',                     '✓',  '✓',  '',   ''],
   // Beyond the contract: the docs/EXTENDING.md example module.
   ['GET',    '/api/v1/webhooks',                      '✓',  '✓',  '✓',  ''],

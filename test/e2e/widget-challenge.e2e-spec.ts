@@ -176,6 +176,35 @@ describe('widget challenges', () => {
     });
   });
 
+  it('counts the widget’s figures per key for analytics, apart from request counts', async () => {
+    const { id, key } = await account.createKey({ scopes: ['widget'] });
+    const { nonce } = await issueNonce(t, key); // issued 1, solved 1
+    await challenge(key).expect(200); // issued 2
+    expectError(await redeem('garbage', key), 422, 'challenge_failed'); // failed 1
+    const verifier = await account.createKey({ scopes: ['verify'] });
+    for (const n of [nonce, nonce, 'not a nonce']) {
+      await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', verifier.key).send({ nonce: n }).expect(200); // valid, then invalid twice
+    }
+    const auth = { Authorization: `Bearer ${account.owner.token}` };
+    const byKey = await t.http.get('/api/v1/analytics/widget').query({ groupBy: 'apiKey' }).set(auth).expect(200);
+    expect(byKey.body.data.find((r: { key: string }) => r.key === id)).toEqual({
+      key: id,
+      challengesIssued: 2,
+      challengesSolved: 1,
+      challengesFailed: 1,
+      noncesValid: 0,
+      noncesInvalid: 0,
+    });
+    expect(byKey.body.data.find((r: { key: string }) => r.key === verifier.id)).toMatchObject({ noncesValid: 1, noncesInvalid: 2 });
+    const perMinute = await t.http.get('/api/v1/analytics/widget').query({ groupBy: 'minute', apiKeyId: id }).set(auth).expect(200);
+    expect(perMinute.body.data.reduce((n: number, r: { challengesIssued: number }) => n + r.challengesIssued, 0)).toBe(2);
+    const endpoints = await t.http.get('/api/v1/analytics/usage').query({ groupBy: 'endpoint', apiKeyId: id }).set(auth).expect(200);
+    expect(endpoints.body.data).toEqual([
+      { key: 'GET /api/v1/widget/challenge', count: 2 },
+      { key: 'POST /api/v1/widget/nonces', count: 2 },
+    ]);
+  });
+
   describe('per visitor', () => {
     let limited: TestApp;
     let key: string;

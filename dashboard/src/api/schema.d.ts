@@ -337,6 +337,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/analytics/widget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The widget’s figures: challenges issued, solved and failed, nonces verified valid and invalid — per minute, hour, day or key */
+        get: operations["AnalyticsController_widget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/public/ping": {
         parameters: {
             query?: never;
@@ -1015,6 +1032,62 @@ export interface components {
             groupBy: "endpoint" | "apiKey" | "status" | "minute" | "hour" | "day";
             /** @description Counts per group, ordered by key. */
             data: components["schemas"]["UsageRowDto"][];
+        };
+        WidgetStatsRowDto: {
+            /**
+             * @description The group: the start of a minute/hour/day (ISO 8601, UTC) or an API key id.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            key: string;
+            /**
+             * Format: int32
+             * @description Challenges handed out (GET /widget/challenge).
+             * @example 120
+             */
+            challengesIssued: number;
+            /**
+             * Format: int32
+             * @description Solutions exchanged for a nonce.
+             * @example 100
+             */
+            challengesSolved: number;
+            /**
+             * Format: int32
+             * @description Solutions refused (challenge_failed: wrong, expired, reused, another key’s).
+             * @example 3
+             */
+            challengesFailed: number;
+            /**
+             * Format: int32
+             * @description Nonces verified valid (their first verification).
+             * @example 97
+             */
+            noncesValid: number;
+            /**
+             * Format: int32
+             * @description Verifications answered invalid (unknown, expired, already_used).
+             * @example 2
+             */
+            noncesInvalid: number;
+        };
+        WidgetStatsReportDto: {
+            /**
+             * Format: date-time
+             * @description Start of the range (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the range (exclusive).
+             */
+            to: string;
+            /**
+             * @description The grouping used.
+             * @enum {string}
+             */
+            groupBy: "minute" | "hour" | "day" | "apiKey";
+            /** @description Counts per group, ordered by key; groups without any event are left out. */
+            data: components["schemas"]["WidgetStatsRowDto"][];
         };
         PingDto: {
             /**
@@ -5913,6 +5986,210 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UsageReportDto"];
+                };
+            };
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "validation_failed",
+                     *       "message": "The request is malformed; see details.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11",
+                     *       "details": [
+                     *         {
+                     *           "field": "name",
+                     *           "message": "name must be longer than or equal to 1 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description missing_credentials, invalid_token or token_expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "error": "missing_credentials",
+                     *       "message": "This endpoint needs credentials that the request did not carry.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description insufficient_permissions — allowed roles: OWNER, ADMIN, DEVELOPER, ANALYST */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "error": "insufficient_permissions",
+                     *       "message": "The caller is not allowed to use this endpoint.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description not_found — apiKeyId is not a key of this account */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "error": "not_found",
+                     *       "message": "No such resource.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_exceeded — over the limit; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Too many requests; retry after the number of seconds in Retry-After.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "internal_error",
+                     *       "message": "Something went wrong on our side.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "service_unavailable",
+                     *       "message": "The service is temporarily unavailable; retry shortly.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AnalyticsController_widget: {
+        parameters: {
+            query: {
+                /** @description Start (inclusive, ISO 8601). Default: `to` minus the grain’s default range. */
+                from?: string;
+                /** @description End (exclusive, ISO 8601). Default: now. */
+                to?: string;
+                /** @description How to group: by minute (at most 24 h), hour (31 days), day or widget key (366 days). */
+                groupBy: "minute" | "hour" | "day" | "apiKey";
+                /** @description Only this API key (of your account). */
+                apiKeyId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetStatsReportDto"];
                 };
             };
             /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */

@@ -56,3 +56,67 @@ export class UsageReportDto {
   @ApiProperty({ description: 'Counts per group, ordered by key.', type: [UsageRowDto] })
   readonly data!: UsageRowDto[];
 }
+
+export const WIDGET_GROUP_BY = ['minute', 'hour', 'day', 'apiKey'] as const;
+export type WidgetGroupBy = (typeof WIDGET_GROUP_BY)[number];
+
+export class WidgetStatsQuery {
+  @ApiPropertyOptional({ description: 'Start (inclusive, ISO 8601). Default: `to` minus the grain’s default range.', format: 'date-time' })
+  @IsOmittable()
+  @IsISO8601({ strict: true })
+  readonly from?: string;
+
+  @ApiPropertyOptional({ description: 'End (exclusive, ISO 8601). Default: now.', format: 'date-time' })
+  @IsOmittable()
+  @IsISO8601({ strict: true })
+  readonly to?: string;
+
+  @ApiProperty({
+    description: 'How to group: by minute (at most 24 h), hour (31 days), day or widget key (366 days).',
+    enum: WIDGET_GROUP_BY,
+  })
+  @IsIn(WIDGET_GROUP_BY)
+  readonly groupBy!: WidgetGroupBy;
+
+  @ApiPropertyOptional({ description: 'Only this API key (of your account).', format: 'uuid' })
+  @IsOmittable()
+  @IsUUID()
+  readonly apiKeyId?: string;
+}
+
+export class WidgetStatsRowDto {
+  @ApiProperty({
+    description: 'The group: the start of a minute/hour/day (ISO 8601, UTC) or an API key id.',
+    example: '2026-01-01T12:00:00.000Z',
+  })
+  readonly key!: string;
+
+  @ApiProperty({ description: 'Challenges handed out (GET /widget/challenge).', type: 'integer', example: 120 })
+  readonly challengesIssued!: number;
+
+  @ApiProperty({ description: 'Solutions exchanged for a nonce.', type: 'integer', example: 100 })
+  readonly challengesSolved!: number;
+
+  @ApiProperty({ description: 'Solutions refused (challenge_failed: wrong, expired, reused, another key’s).', type: 'integer', example: 3 })
+  readonly challengesFailed!: number;
+
+  @ApiProperty({ description: 'Nonces verified valid (their first verification).', type: 'integer', example: 97 })
+  readonly noncesValid!: number;
+
+  @ApiProperty({ description: 'Verifications answered invalid (unknown, expired, already_used).', type: 'integer', example: 2 })
+  readonly noncesInvalid!: number;
+}
+
+export class WidgetStatsReportDto {
+  @ApiProperty({ description: 'Start of the range (inclusive).', type: String, format: 'date-time' })
+  readonly from!: string;
+
+  @ApiProperty({ description: 'End of the range (exclusive).', type: String, format: 'date-time' })
+  readonly to!: string;
+
+  @ApiProperty({ description: 'The grouping used.', enum: WIDGET_GROUP_BY })
+  readonly groupBy!: WidgetGroupBy;
+
+  @ApiProperty({ description: 'Counts per group, ordered by key; groups without any event are left out.', type: [WidgetStatsRowDto] })
+  readonly data!: WidgetStatsRowDto[];
+}
