@@ -311,11 +311,13 @@ async function setupAccount(port, { keyCount, userCount }) {
   const login = await expect(request('POST', port, '/api/v1/auth/login', { body: OWNER }), 200, 'owner login');
   const auth = { authorization: `Bearer ${login.token}` };
   await expect(request('PUT', port, '/api/v1/account/plan', { body: { plan: 'enterprise' }, headers: auth }), 200, 'enterprise plan');
-  const keys = await pool(keyCount + 1, 8, async (i) => {
+  const created = await pool(keyCount + 1, 8, async (i) => {
     const res = await expect(request('POST', port, '/api/v1/api-keys', { body: { name: `bench-${i}` }, headers: auth }), 201, 'create key');
-    return res.key;
+    return { key: res.key, id: res.id };
   });
-  const limitedKey = keys.pop();
+  const limitedKey = created.pop().key;
+  const keys = created.map((k) => k.key);
+  const keyIds = created.map((k) => k.id);
   const tokens = await pool(userCount, 4, async (i) => {
     const email = `bench-member-${i}@example.com`;
     const inv = await expect(
@@ -331,7 +333,7 @@ async function setupAccount(port, { keyCount, userCount }) {
     );
     return res.token;
   });
-  return { ownerToken: login.token, keys, limitedKey, tokens };
+  return { ownerToken: login.token, keys, keyIds, limitedKey, tokens };
 }
 
 // ---------------------------------------------------------------- autocannon

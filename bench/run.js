@@ -3,6 +3,7 @@
 // the same run (server on core 0, autocannon -c 50 in this process on core 1), on the embedded
 // default and on PostgreSQL + Redis, profiles the API-key path and writes docs/BENCHMARKS.md.
 // `npm run bench -- --quick`: bare + API-key ping on the embedded default, short runs, no doc.
+// `npm run bench -- --widget`: only the widget's turns (challenge issue, solution → nonce, beside bare) on the embedded default, printed.
 // `npm run bench:memory` (`--memory`): only the footprint (RSS idle and after a minute of load) of both modes, no doc.
 // Loopback only; every loop is bounded; servers are killed on the way out, even on failure.
 const { execFileSync } = require('node:child_process');
@@ -15,6 +16,10 @@ const { summarize, markdown, compareGroups } = require('./profile');
 const QUICK = process.argv.includes('--quick');
 const PROFILE_ONLY = process.argv.includes('--profile-only'); // development: build + profile, print it
 const MEMORY_ONLY = process.argv.includes('--memory');
+const WIDGET_ONLY = process.argv.includes('--widget'); // `npm run bench -- --widget`: the widget's turns on the embedded default, printed
+/** Widget rounds: bare, challenge issue and solution → nonce in turns (see widgetInTurns). */
+const WIDGET_ROUNDS = 5;
+const widgetTurns = {}; // mode -> [{ bare, challenge, redeem }]
 const TIMING = QUICK ? { warmup: 2, duration: 3, runs: 3 } : { warmup: 5, duration: 5, runs: 3 };
 // For developing the harness: BENCH_WARMUP / BENCH_DURATION (s) shorten runs, BENCH_QUIET_WAIT=0 skips waiting.
 if (process.env.BENCH_WARMUP) TIMING.warmup = Number(process.env.BENCH_WARMUP);
@@ -130,13 +135,19 @@ async function runMode(modeName) {
   const env = await mode.prepare();
   try {
     // Recording on (the default): every scenario.
-    let app = await L.startApp(L.appEnv({ ...env, USAGE_RECORDING: 'on' }));
+    // The load comes from one address standing for many visitors: the per-visitor widget limit is lifted.
+    const appEnv = L.appEnv({ ...env, USAGE_RECORDING: 'on', WIDGET_VISITOR_PER_MINUTE: '1000000' });
+    let app = await L.startApp(appEnv);
     const shown = Object.entries({ NODE_ENV: 'production', ...env, USAGE_RECORDING: 'on|off' }).map(([k, v]) => `${k}=${v}`);
     commands.push(
       `${shown.join(' ')} JWT_SECRET=<random> WIDGET_SECRETS=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`,
     );
-    const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: USERS });
+    const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: WIDGET_ONLY ? 0 : USERS });
     L.log(`${modeName}: ${acct.keys.length} keys, ${acct.tokens.length} members ready`);
+    if (WIDGET_ONLY) {
+      await widgetInTurns(modeName, app, acct, appEnv.WIDGET_SECRETS);
+      return;
+    }
     const ping = await scenario('API-key ping, allowed', modeName, app, pingAllowed(app, acct.keys));
     if (!QUICK) {
       await inTurnsWithBare(modeName, app, acct);
@@ -150,19 +161,7 @@ async function runMode(modeName) {
         ...(meAmount ? { amount: meAmount } : {}),
         requests: rotate(acct.tokens, (t) => ({ method: 'GET', path: '/api/v1/auth/me', headers: { authorization: `Bearer ${t}` } })),
       }));
-      const nonces = [];
-      const collect = (status, body) => {
-        if (status === 201) nonces.push(JSON.parse(body).nonce);
-      };
-      await scenario('nonce issue (POST /widget/nonces)', modeName, app, () => ({
-        url: url(app.port),
-        requests: rotate(acct.keys, (k) => ({
-          method: 'POST',
-          path: '/api/v1/widget/nonces',
-          headers: { 'x-api-key': k },
-          onResponse: collect,
-        })),
-      }));
+      const nonces = await widgetInTurns(modeName, app, acct, appEnv.WIDGET_SECRETS);
       // Verify each issued nonce once: warm-up and the three runs each get a quarter of them.
       const chunk = Math.floor(nonces.length / 4);
       let valid = 0;
@@ -208,6 +207,110 @@ async function runMode(modeName) {
     await L.sleep(200);
     await mode.cleanup().catch((e) => L.log(`cleanup of ${modeName} failed: ${e.message}`));
   }
+}
+
+/**
+ * The widget's two targets (challenge issue ≥ 0.5 × bare, solution → nonce ≥ 0.3 × bare), measured
+ * in turns with the bare reference as the ping's ratio is. The solutions are of challenges made and
+ * signed here with the app's WIDGET_SECRETS and a known number (altcha-lib's `number` option), so
+ * the bench spends no time solving; the app checks them as any solution (signature, number, expiry,
+ * key) and each buys one nonce. Returns the nonces issued, for the verify scenario.
+ */
+async function widgetInTurns(modeName, app, acct, widgetSecrets) {
+  const { createChallenge } = require('altcha-lib/v1');
+  const POOL = 250_000;
+  L.log(`${modeName}: making ${POOL} signed challenges with known solutions`);
+  const expires = new Date(Date.now() + 30 * 60_000);
+  const solutions = [];
+  for (let i = 0; i < POOL; i++) {
+    const k = i % acct.keys.length;
+    const number = Math.floor(Math.random() * 100_000);
+    const c = await createChallenge({
+      hmacKey: widgetSecrets.split(',')[0],
+      number,
+      maxnumber: 100_000,
+      expires,
+      params: { key: acct.keyIds[k] },
+    });
+    solutions.push({
+      key: acct.keys[k],
+      body: JSON.stringify({ altcha: Buffer.from(JSON.stringify({ ...c, number })).toString('base64') }),
+    });
+  }
+  let next = 0;
+  const nonces = [];
+  const challengeOpts = () => ({
+    url: url(app.port),
+    requests: rotate(acct.keys, (k) => ({ method: 'GET', path: '/api/v1/widget/challenge', headers: { 'x-api-key': k } })),
+  });
+  const redeemOpts = () => ({
+    url: url(app.port),
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/v1/widget/nonces',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => {
+          const s = solutions[next++ % POOL]; // past the pool: replays, answered 422 (shown in the codes)
+          return { ...req, headers: { ...req.headers, 'x-api-key': s.key }, body: s.body };
+        },
+        onResponse: (status, body) => {
+          if (status === 201) nonces.push(JSON.parse(body).nonce);
+        },
+      },
+    ],
+  });
+  const bare = await L.startBare();
+  L.log(`${modeName}: bare, challenge issue and solution → nonce in turns, ${WIDGET_ROUNDS} rounds`);
+  try {
+    await L.cannon({ url: url(bare.port), duration: TIMING.warmup });
+    await L.cannon({ ...challengeOpts(), duration: TIMING.warmup });
+    const [b, c, r] = await L.inTurns(
+      [
+        { pid: bare.pid, opts: () => ({ url: url(bare.port) }) },
+        { pid: app.pid, opts: challengeOpts },
+        { pid: app.pid, opts: redeemOpts },
+      ],
+      { rounds: WIDGET_ROUNDS, duration: TIMING.duration, quietWaitS: Math.min(5, TIMING.quietWaitS) },
+    );
+    widgetTurns[modeName] = b.map((x, i) => ({ bare: x, challenge: c[i], redeem: r[i] }));
+    for (const w of widgetTurns[modeName]) {
+      L.log(
+        `  bare ${Math.round(w.bare.rps)}, challenge ${Math.round(w.challenge.rps)} (${fmt(w.challenge.rps / w.bare.rps, 2)} ×, ${fmt(w.challenge.cpuUsPerReq, 1)} µs), solution → nonce ${Math.round(w.redeem.rps)} (${fmt(w.redeem.rps / w.bare.rps, 2)} ×, ${fmt(w.redeem.cpuUsPerReq, 1)} µs) ${JSON.stringify(w.redeem.codes)}`,
+      );
+    }
+  } finally {
+    await L.stop(bare.child);
+  }
+  return nonces;
+}
+
+/** The widget section of BENCHMARKS.md (and of `--widget`'s output). */
+function widgetSection() {
+  const modes = Object.keys(widgetTurns);
+  if (!modes.length) return '';
+  const verdict = (m, side, target) => {
+    const ratio = L.median(widgetTurns[m].map((w) => w[side].rps / w.bare.rps));
+    return `${fmt(ratio, 2)} × bare (target ≥ ${target}: ${ratio >= target ? 'met' : 'NOT met'})`;
+  };
+  const lines = modes.flatMap((m) =>
+    widgetTurns[m].map(
+      (w, i) =>
+        `| ${m} | ${i + 1} | ${fmt(w.bare.rps)} | ${fmt(w.challenge.rps)} | **${fmt(w.challenge.rps / w.bare.rps, 2)}** | ${fmt(w.challenge.cpuUsPerReq, 1)} | ${fmt(w.redeem.rps)} | **${fmt(w.redeem.rps / w.bare.rps, 2)}** | ${fmt(w.redeem.cpuUsPerReq, 1)} | ${shares(w.redeem.codes)} |`,
+    ),
+  );
+  return `
+## Widget: challenge issue and solution → nonce
+
+Measured in turns with the bare reference (${WIDGET_ROUNDS} rounds of one ${TIMING.duration} s run each, the others stopped), 50 connections
+rotating the API keys, the per-visitor limit lifted (one load address stands for many visitors). Each solution is of a
+challenge signed with the app's secret and a known number, checked by the app as any other, and buys one nonce (a database
+insert). Medians of the rounds: ${modes.map((m) => `${m}: challenge issue ${verdict(m, 'challenge', 0.5)}, solution → nonce ${verdict(m, 'redeem', 0.3)}`).join('; ')}.
+
+| mode | round | bare req/s | challenge req/s | × bare | CPU µs/req | solution → nonce req/s | × bare | CPU µs/req | answers |
+|---|---|---|---|---|---|---|---|---|---|
+${lines.join('\n')}
+`;
 }
 
 /** The reference servers the two ratio targets are read against, as BENCHMARKS.md names them. */
@@ -740,6 +843,7 @@ the table gives medians (the last column lists the ${TIMING.runs} runs' req/s). 
 
 ${targets(bare, soak)}
 ${turnsSection()}
+${widgetSection()}
 
 The stack floor rows (bench/floor-server.js) are NestJS + Fastify with this project's versions in the same run: a bare
 controller route; the same with a minimal guard (sha256 of the key, an in-memory map, an in-memory
@@ -896,6 +1000,11 @@ async function main() {
         .map((r) => `| ${r.join(' | ')} |`)
         .join('\n')}`,
     );
+    return;
+  }
+  if (WIDGET_ONLY) {
+    await runMode('embedded');
+    console.log(widgetSection());
     return;
   }
   if (PROFILE_ONLY) {
