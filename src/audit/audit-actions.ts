@@ -9,6 +9,7 @@ export const AUDIT_ACTIONS = [
   'api_key.rotated',
   'team.invitation_created',
   'team.invitation_accepted',
+  'team.invitation_revoked',
   'team.role_changed',
   'team.member_removed',
   'account.updated',

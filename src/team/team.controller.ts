@@ -5,9 +5,10 @@ import { Actor, CurrentActor, CurrentPrincipal } from '../auth/current-principal
 import { AcceptInvitationDto, TokenResponseDto } from '../auth/dto/login.dto';
 import type { UserPrincipal } from '../auth/principal';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
+import { IdParamDto } from '../common/dto/id-param.dto';
 import { UserIdParamDto } from '../common/dto/user-id-param.dto';
 import type { Request } from '../common/request';
-import { ChangeRoleDto, CreateInvitationDto, InvitationDto, MemberDto, MemberListDto } from './dto/team.dto';
+import { ChangeRoleDto, CreateInvitationDto, InvitationDto, MemberDto, MemberListDto, PendingInvitationListDto } from './dto/team.dto';
 import { TeamService } from './team.service';
 
 const NOT_FOUND = { status: 404, type: ErrorResponseDto, description: 'not_found — no such member in this account' };
@@ -28,11 +29,32 @@ export class TeamController {
 
   @Post('invitations')
   @JwtAuth('OWNER', 'ADMIN')
-  @ApiOperation({ summary: 'Invite someone by email; the one-time token (7 days) is in the answer, once' })
+  @ApiOperation({
+    summary: 'Invite someone by email; the one-time token (7 days) is in the answer, once',
+    description:
+      'Replaces a pending invitation of the same email. Answers alike whether or not the email has a user (accepting then fails with 409).',
+  })
   @ApiCreatedResponse({ type: InvitationDto })
-  @ApiResponse({ status: 409, type: ErrorResponseDto, description: 'conflict — a user with this email exists' })
   invite(@CurrentActor() actor: Actor, @Body() dto: CreateInvitationDto): Promise<InvitationDto> {
     return this.team.invite(actor, dto.email, dto.role);
+  }
+
+  @Get('invitations')
+  @JwtAuth('OWNER', 'ADMIN')
+  @ApiOperation({ summary: 'Pending invitations (never their token)' })
+  @ApiOkResponse({ type: PendingInvitationListDto })
+  async invitations(@CurrentPrincipal() user: UserPrincipal): Promise<PendingInvitationListDto> {
+    return { data: await this.team.pending(user.accountId) };
+  }
+
+  @Delete('invitations/:id')
+  @JwtAuth('OWNER', 'ADMIN')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke a pending invitation: its token stops working at once (only an OWNER revokes an OWNER invitation)' })
+  @ApiNoContentResponse({ description: 'Revoked.' })
+  @ApiResponse({ status: 404, type: ErrorResponseDto, description: 'not_found — no such pending invitation in this account' })
+  revokeInvitation(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto): Promise<void> {
+    return this.team.revoke(actor, id);
   }
 
   @Patch('members/:userId')
@@ -69,7 +91,11 @@ export class InvitationsController {
   @ApiOperation({ summary: 'Join an account with an invitation token; answers like login' })
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed — e.g. the password breaks the policy' })
-  @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — the invitation is unknown, used or expired' })
+  @ApiResponse({
+    status: 401,
+    type: ErrorResponseDto,
+    description: 'invalid_credentials — the invitation is unknown, used, revoked (or its inviter removed or demoted) or expired',
+  })
   @ApiResponse({ status: 409, type: ErrorResponseDto, description: 'conflict — a user with this email exists' })
   accept(@Body() dto: AcceptInvitationDto, @Req() req: Request): Promise<TokenResponseDto> {
     return this.team.acceptInvitation(dto.token, dto.password, req.id);

@@ -6,18 +6,33 @@ import { CHALLENGE } from '../auth/challenges';
 import type { Actor } from '../auth/current-principal.decorator';
 import { TokenResponseDto } from '../auth/dto/login.dto';
 import { hashPassword, passwordProblems } from '../auth/passwords';
-import type { Role } from '../auth/principal';
+import { ROLES, Role } from '../auth/principal';
 import { TokenService } from '../auth/token.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import type { Prisma, User } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
-import { InvitationDto, MemberDto } from './dto/team.dto';
+import { InvitationDto, MemberDto, PendingInvitationDto } from './dto/team.dto';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 const toMemberDto = (u: User): MemberDto => ({ id: u.id, email: u.email, role: u.role as Role, createdAt: u.createdAt.toISOString() });
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** An invitation still usable at `now`: not accepted, not revoked, not expired. */
+const pendingAt = (now: Date) => ({ acceptedAt: null, revokedAt: null, expiresAt: { gt: now } });
+
+/** Whether a member of role `inviter` may (still) stand behind an invitation to `role`. */
+const mayInvite = (inviter: Role, role: Role): boolean => inviter === 'OWNER' || (inviter === 'ADMIN' && role !== 'OWNER');
+
+/** The member's pending invitations that their new role (null: removed) no longer covers die with it. */
+async function revokeInvitationsOf(tx: Prisma.TransactionClient, userId: string, newRole: Role | null): Promise<void> {
+  const kept: Role[] = newRole === null ? [] : ROLES.filter((role) => mayInvite(newRole, role));
+  await tx.invitation.updateMany({
+    where: { invitedById: userId, role: { notIn: kept }, ...pendingAt(new Date()) },
+    data: { revokedAt: new Date() },
+  });
+}
 
 /**
  * Members and invitations. The rules: only an OWNER grants, changes or removes OWNER; the last
@@ -37,23 +52,73 @@ export class TeamService {
     return users.map(toMemberDto);
   }
 
+  /**
+   * A new invitation; one still pending for the same email in this account is replaced (revoked).
+   * Whether the email already has a user is not said here — that would tell an ADMIN who is a
+   * customer — but at accept (409).
+   */
   async invite(actor: Actor, rawEmail: string, role: Role): Promise<InvitationDto> {
     if (role === 'OWNER' && actor.role !== 'OWNER') throw new AppError('insufficient_permissions', 'Only an OWNER may invite an OWNER.');
     const email = normalizeEmail(rawEmail);
-    if ((await this.prisma.user.count({ where: { email } })) > 0) throw new AppError('conflict', 'A user with this email exists.');
     const token = `ghi_${randomBytes(32).toString('base64url')}`;
-    const invitation = await this.prisma.invitation.create({
-      data: {
-        accountId: actor.accountId,
-        email,
-        role,
-        tokenHash: hashToken(token),
-        invitedById: actor.userId,
-        expiresAt: new Date(Date.now() + INVITATION_TTL_MS),
-      },
+    const now = new Date();
+    const { invitation, replaced } = await this.prisma.$transaction(async (tx) => {
+      const old = await tx.invitation.updateMany({
+        where: { accountId: actor.accountId, email, ...pendingAt(now) },
+        data: { revokedAt: now },
+      });
+      const created = await tx.invitation.create({
+        data: {
+          accountId: actor.accountId,
+          email,
+          role,
+          tokenHash: hashToken(token),
+          invitedById: actor.userId,
+          expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+        },
+      });
+      return { invitation: created, replaced: old.count };
     });
-    await this.audit.recordBy(actor, 'team.invitation_created', { type: 'invitation', id: invitation.id }, { email, role });
+    await this.audit.recordBy(actor, 'team.invitation_created', { type: 'invitation', id: invitation.id }, { email, role, replaced });
     return { id: invitation.id, email, role, expiresAt: invitation.expiresAt.toISOString(), token };
+  }
+
+  /** Pending invitations of the account, newest first: never their token. */
+  async pending(accountId: string): Promise<PendingInvitationDto[]> {
+    const rows = await this.prisma.invitation.findMany({ where: { accountId, ...pendingAt(new Date()) }, orderBy: { createdAt: 'desc' } });
+    const inviterIds = [...new Set(rows.flatMap((r) => (r.invitedById === null ? [] : [r.invitedById])))];
+    const inviters = new Map(
+      (await this.prisma.user.findMany({ where: { id: { in: inviterIds }, accountId }, select: { id: true, email: true } })).map((u) => [
+        u.id,
+        u,
+      ]),
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      email: r.email,
+      role: r.role as Role,
+      expiresAt: r.expiresAt.toISOString(),
+      createdAt: r.createdAt.toISOString(),
+      invitedBy: (r.invitedById !== null && inviters.get(r.invitedById)) || null,
+    }));
+  }
+
+  /** Revokes a pending invitation (only an OWNER one of an OWNER); another account's, or one no longer pending, is 404. */
+  async revoke(actor: Actor, id: string): Promise<void> {
+    const now = new Date();
+    const invitation = await this.prisma.invitation.findFirst({ where: { id, accountId: actor.accountId, ...pendingAt(now) } });
+    if (invitation === null) throw new AppError('not_found', 'No such pending invitation.');
+    if (invitation.role === 'OWNER' && actor.role !== 'OWNER') {
+      throw new AppError('insufficient_permissions', 'Only an OWNER may revoke an invitation to become OWNER.');
+    }
+    const revoked = await this.prisma.invitation.updateMany({ where: { id, ...pendingAt(now) }, data: { revokedAt: now } });
+    if (revoked.count === 0) throw new AppError('not_found', 'No such pending invitation.'); // accepted meanwhile
+    await this.audit.recordBy(
+      actor,
+      'team.invitation_revoked',
+      { type: 'invitation', id },
+      { email: invitation.email, role: invitation.role },
+    );
   }
 
   /** Single use: the invitation is claimed in the same transaction that creates the user. */
@@ -61,13 +126,24 @@ export class TeamService {
     const refused = () =>
       new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
     const invitation = await this.prisma.invitation.findUnique({ where: { tokenHash: hashToken(token) } });
-    if (invitation === null || invitation.acceptedAt !== null || invitation.expiresAt <= new Date()) throw refused();
+    if (invitation === null || invitation.acceptedAt !== null || invitation.revokedAt !== null || invitation.expiresAt <= new Date()) {
+      throw refused();
+    }
     const problems = passwordProblems(password, invitation.email, 'password');
     if (problems.length > 0) throw new AppError('validation_failed', 'The password does not meet the policy.', problems);
     const passwordHash = await hashPassword(password);
     const user = await this.prisma.$transaction(async (tx) => {
-      const claimed = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
+      const claimed = await tx.invitation.updateMany({
+        where: { id: invitation.id, ...pendingAt(new Date()) },
+        data: { acceptedAt: new Date() },
+      });
       if (claimed.count === 0) throw refused();
+      // Removing or demoting the inviter revokes their invitations; this holds whatever path changed them.
+      const inviter =
+        invitation.invitedById === null
+          ? null
+          : await tx.user.findFirst({ where: { id: invitation.invitedById, accountId: invitation.accountId } });
+      if (inviter === null || !mayInvite(inviter.role as Role, invitation.role as Role)) throw refused();
       if ((await tx.user.count({ where: { email: invitation.email } })) > 0)
         throw new AppError('conflict', 'A user with this email exists.');
       return tx.user.create({ data: { email: invitation.email, role: invitation.role, accountId: invitation.accountId, passwordHash } });
@@ -90,6 +166,7 @@ export class TeamService {
         throw new AppError('insufficient_permissions', 'Only an OWNER may grant or change the OWNER role.');
       }
       if (member.role === 'OWNER' && role !== 'OWNER') await this.assertNotLastOwner(tx, actor.accountId);
+      await revokeInvitationsOf(tx, member.id, role);
       return tx.user.update({ where: { id: member.id }, data: { role } });
     });
     this.invalidation.invalidate('user', userId);
@@ -104,6 +181,7 @@ export class TeamService {
         if (actor.role !== 'OWNER') throw new AppError('insufficient_permissions', 'Only an OWNER may remove an OWNER.');
         await this.assertNotLastOwner(tx, actor.accountId);
       }
+      await revokeInvitationsOf(tx, member.id, null);
       return tx.user.delete({ where: { id: member.id } });
     });
     this.invalidation.invalidate('user', userId);

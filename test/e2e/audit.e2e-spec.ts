@@ -139,16 +139,29 @@ describe('GET /api/v1/audit-log', () => {
     await step(12, t.http.put('/api/v1/account/plan').set(as(owner)).send({ plan: 'pro' }), 200);
     expect_(12, 'account.plan_changed', owner, 'account', account.id);
 
+    const revocable = await step(
+      13,
+      t.http
+        .post('/api/v1/team/invitations')
+        .set(as(admin))
+        .send({ email: `revoked-${randomUUID()}@example.com`, role: 'ANALYST' }),
+      201,
+    );
+    secrets.push(revocable.body.token);
+    expect_(13, 'team.invitation_created', admin, 'invitation', revocable.body.id);
+    await step(14, t.http.delete(`/api/v1/team/invitations/${revocable.body.id}`).set(as(admin)), 204);
+    expect_(14, 'team.invitation_revoked', admin, 'invitation', revocable.body.id);
+
     const ownerRow = await t.prisma.user.findUniqueOrThrow({ where: { id: owner.id } });
     secrets.push(ownerRow.passwordHash);
     const changed = await step(
-      13,
+      15,
       t.http.put('/api/v1/auth/password').set(as(owner)).send({ currentPassword: owner.password, newPassword: NEW_PASSWORD }),
       200,
     );
     ownerToken = changed.body.token;
     secrets.push(ownerToken);
-    expect_(13, 'auth.password_changed', owner, 'user', owner.id);
+    expect_(15, 'auth.password_changed', owner, 'user', owner.id);
     finishedAt = Date.now();
   }, 60_000);
   afterAll(() => t.close());
@@ -208,7 +221,7 @@ describe('GET /api/v1/audit-log', () => {
     for (let i = 1; i < ours.length; i++) {
       if (ours[i - 1]!.createdAt !== ours[i]!.createdAt) expect(order[i - 1]).toBeGreaterThan(order[i]!);
     }
-    expect(order[0]).toBe(13);
+    expect(order[0]).toBe(15);
     expect(order[order.length - 1]).toBe(1);
   });
 

@@ -126,8 +126,24 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
       body: { email: `new-${randomUUID()}@example.com`, role: 'DEVELOPER' },
     });
     expect(invited.status).toBe(201);
+    const toMember = await call('POST', '/api/v1/team/invitations', {
+      token: owner.token,
+      body: { email: member.email, role: 'DEVELOPER' },
+    });
+    expect(toMember.status).toBe(201);
+    expect((await call('GET', '/api/v1/team/invitations', { token: owner.token })).status).toBe(200);
+    expect((await call('DELETE', `/api/v1/team/invitations/${toMember.body!.id}`, { token: owner.token })).status).toBe(204);
+    expect((await call('DELETE', `/api/v1/team/invitations/${toMember.body!.id}`, { token: owner.token })).status).toBe(404);
+    const toMemberAgain = await call('POST', '/api/v1/team/invitations', {
+      token: owner.token,
+      body: { email: member.email, role: 'DEVELOPER' },
+    });
     expect(
-      (await call('POST', '/api/v1/team/invitations', { token: owner.token, body: { email: member.email, role: 'DEVELOPER' } })).status,
+      (
+        await call('POST', '/api/v1/auth/invitations/accept', {
+          body: { token: toMemberAgain.body!.token, password: 'a new member password' },
+        })
+      ).status,
     ).toBe(409);
     expect(
       (await call('POST', '/api/v1/auth/invitations/accept', { body: { token: invited.body!.token, password: 'a new member password' } }))

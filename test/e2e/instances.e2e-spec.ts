@@ -73,6 +73,17 @@ import { issueNonce, solvedAltcha } from '../utils/widget';
     expect(answers.filter((r) => r.status === 422 && r.body.error === 'challenge_failed')).toHaveLength(9);
   });
 
+  it('refuses an invitation revoked on one instance at once on the other', async () => {
+    const auth = { Authorization: `Bearer ${account.owner.token}` };
+    const inv = await a.http
+      .post('/api/v1/team/invitations')
+      .set(auth)
+      .send({ email: `revoked-${randomUUID()}@example.com`, role: 'ANALYST' });
+    await a.http.delete(`/api/v1/team/invitations/${inv.body.id}`).set(auth).expect(204);
+    const res = await b.http.post('/api/v1/auth/invitations/accept').send({ token: inv.body.token, password: 'a long enough passphrase' });
+    expect(res.status).toBe(401);
+  });
+
   it('applies a plan change on the other instance, and shares one counter', async () => {
     const other = await createAccount(a, 'free');
     const { key } = await other.createKey();

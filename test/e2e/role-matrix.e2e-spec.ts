@@ -28,6 +28,8 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['POST',   '/api/v1/team/invitations',              '✓',  '✓',  '',   ''],
   ['PATCH',  '/api/v1/team/members/:userId',          '✓',  '✓',  '',   ''],
   ['DELETE', '/api/v1/team/members/:userId',          '✓',  '✓',  '',   ''],
+  ['GET',    '/api/v1/team/invitations',              '✓',  '✓',  '',   ''],
+  ['DELETE', '/api/v1/team/invitations/:id',          '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/analytics/usage',               '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/analytics/widget',              '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/audit-log',                     '✓',  '✓',  '',   ''],
@@ -115,6 +117,19 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
         return { caller, ...(await memberRoute({ role: 'DEVELOPER' })) };
       case 'DELETE /api/v1/team/members/:userId':
         return { caller, ...(await memberRoute()) };
+      case 'DELETE /api/v1/team/invitations/:id': {
+        const inv = await t.http
+          .post('/api/v1/team/invitations')
+          .set('Authorization', `Bearer ${account.owner.token}`)
+          .send({ email: `invitee-${randomUUID()}@example.com`, role: 'ANALYST' })
+          .expect(201);
+        return {
+          caller,
+          url: `/api/v1/team/invitations/${inv.body.id}`,
+          unchanged: async () =>
+            expect(await t.prisma.invitation.findUnique({ where: { id: inv.body.id } })).toMatchObject({ revokedAt: null }),
+        };
+      }
       case 'POST /api/v1/webhooks':
         return { caller, url: row.path, body: { url: 'https://hooks.example.com/matrix' } };
       case 'DELETE /api/v1/webhooks/:id': {

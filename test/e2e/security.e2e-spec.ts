@@ -19,6 +19,8 @@ const PROTECTED = [
   'PUT /api/v1/account/plan',
   'GET /api/v1/team/members',
   'POST /api/v1/team/invitations',
+  'GET /api/v1/team/invitations',
+  'DELETE /api/v1/team/invitations/{id}',
   'PATCH /api/v1/team/members/{userId}',
   'DELETE /api/v1/team/members/{userId}',
   'GET /api/v1/api-keys',

@@ -128,13 +128,15 @@ describe('team: invitations, roles, removal; password and me', () => {
       expect((await accept(inv.body.token, NEW_PASSWORD)).status).toBe(200);
     });
 
-    it('answers 409 conflict for an email that already has a user, in any account and any case', async () => {
+    it('invites an email that has a user like any other — nobody learns who is a customer — and accepting it is 409', async () => {
       const other = await createAccount(t);
       for (const email of [admin.email, other.owner.email, other.owner.email.toUpperCase()]) {
         const res = await invite(account.owner, email, 'ANALYST');
-        expectError(res, 409, 'conflict');
-        expectRateLimitHeaders(res);
+        expect(res.status).toBe(201);
+        expect(Object.keys(res.body).sort()).toEqual(['email', 'expiresAt', 'id', 'role', 'token']);
+        expectError(await accept(res.body.token, NEW_PASSWORD), 409, 'conflict');
       }
+      expect(await roleInDb(admin.id)).toBe('ADMIN');
     });
 
     it('answers 409 conflict on accept when the email got a user meanwhile, and creates nothing', async () => {
@@ -147,6 +149,90 @@ describe('team: invitations, roles, removal; password and me', () => {
       expect(await t.prisma.user.findMany({ where: { email } })).toEqual([
         expect.objectContaining({ accountId: other.id, role: 'DEVELOPER' }),
       ]);
+    });
+
+    describe('managed', () => {
+      const listed = async (by: { token: string }) =>
+        (await t.http.get('/api/v1/team/invitations').set(bearer(by.token)).expect(200)).body.data as Array<Record<string, unknown>>;
+      const revoke = (by: { token: string }, id: string) => t.http.delete(`/api/v1/team/invitations/${id}`).set(bearer(by.token));
+
+      it('lists pending invitations with their inviter, newest first, never a token; accepted, revoked and expired ones drop out', async () => {
+        const team = await createAccount(t);
+        const first = await invite(team.owner, freshEmail(), 'DEVELOPER');
+        const second = await invite(team.owner, freshEmail(), 'ANALYST');
+        const accepted = await invite(team.owner, freshEmail(), 'ANALYST');
+        await accept(accepted.body.token, NEW_PASSWORD).expect(200);
+        const expired = await invite(team.owner, freshEmail(), 'ANALYST');
+        await t.prisma.invitation.update({ where: { id: expired.body.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+        const list = await listed(team.owner);
+        expect(list).toEqual([
+          {
+            id: second.body.id,
+            email: second.body.email,
+            role: 'ANALYST',
+            expiresAt: second.body.expiresAt,
+            createdAt: expect.any(String),
+            invitedBy: { id: team.owner.id, email: team.owner.email },
+          },
+          expect.objectContaining({ id: first.body.id }),
+        ]);
+        expect(JSON.stringify(list)).not.toContain(first.body.token);
+        expect(await listed(account.owner)).not.toContainEqual(expect.objectContaining({ id: first.body.id })); // another account
+      });
+
+      it('revokes: the token stops working, the revocation is audited, and a second revoke is 404', async () => {
+        const inv = await invite(admin, freshEmail(), 'DEVELOPER');
+        const res = await revoke(admin, inv.body.id);
+        expect(res.status).toBe(204);
+        expectRateLimitHeaders(res);
+        expectError(await accept(inv.body.token, NEW_PASSWORD), 401, 'invalid_credentials');
+        expectError(await revoke(admin, inv.body.id), 404, 'not_found');
+        const audit = await t.http.get('/api/v1/audit-log').query({ action: 'team.invitation_revoked' }).set(bearer(account.owner.token));
+        expect(audit.body.data[0]).toMatchObject({ targetId: inv.body.id, actorId: admin.id });
+      });
+
+      it('keeps an OWNER invitation out of an ADMIN’s reach, and another account’s out of anyone’s (404)', async () => {
+        const inv = await invite(account.owner, freshEmail(), 'OWNER');
+        expectError(await revoke(admin, inv.body.id), 403, 'insufficient_permissions');
+        const other = await createAccount(t);
+        expectError(await revoke(other.owner, inv.body.id), 404, 'not_found');
+        expect((await accept(inv.body.token, NEW_PASSWORD)).status).toBe(200);
+      });
+
+      it('replaces a pending invitation when the same email is invited again', async () => {
+        const email = freshEmail();
+        const old = await invite(account.owner, email, 'ANALYST');
+        const renewed = await invite(admin, email.toUpperCase(), 'DEVELOPER');
+        expect((await listed(account.owner)).filter((i) => i.email === email)).toEqual([expect.objectContaining({ id: renewed.body.id })]);
+        expectError(await accept(old.body.token, NEW_PASSWORD), 401, 'invalid_credentials');
+        expect((await accept(renewed.body.token, NEW_PASSWORD)).body.token).toEqual(expect.any(String));
+        expect((await t.prisma.user.findUniqueOrThrow({ where: { email } })).role).toBe('DEVELOPER');
+      });
+
+      it('lets no removed ADMIN come back: their pending invitations die with their membership', async () => {
+        const team = await createAccount(t);
+        const rogue = await team.addUser('ADMIN');
+        const backdoor = await invite(rogue, freshEmail('other-address-of-the-admin'), 'ADMIN');
+        await remove(team.owner, rogue.id).expect(204);
+        expectError(await accept(backdoor.body.token, NEW_PASSWORD), 401, 'invalid_credentials');
+        expect((await members(team.owner)).map((m) => m.id)).toEqual([team.owner.id]);
+        expect(await listed(team.owner)).toEqual([]);
+      });
+
+      it('lets invitations die with the inviter’s right to send them: an ADMIN demoted, an OWNER made ADMIN', async () => {
+        const team = await createAccount(t);
+        const demoted = await team.addUser('ADMIN');
+        const byAdmin = await invite(demoted, freshEmail(), 'DEVELOPER');
+        await changeRole(team.owner, demoted.id, 'DEVELOPER').expect(200);
+        expectError(await accept(byAdmin.body.token, NEW_PASSWORD), 401, 'invalid_credentials');
+
+        const second = await team.addUser('OWNER');
+        const ownerInvite = await invite(second, freshEmail(), 'OWNER');
+        const analystInvite = await invite(second, freshEmail(), 'ANALYST');
+        await changeRole(team.owner, second.id, 'ADMIN').expect(200);
+        expectError(await accept(ownerInvite.body.token, NEW_PASSWORD), 401, 'invalid_credentials');
+        expect((await accept(analystInvite.body.token, NEW_PASSWORD)).status).toBe(200); // still within an ADMIN's reach
+      });
     });
 
     it('lets an OWNER invite an OWNER, but not an ADMIN (403)', async () => {
@@ -375,7 +461,13 @@ describe('team: invitations, roles, removal; password and me', () => {
       email: analyst.email,
       role: 'ANALYST',
       account: { id: account.id, name: row.name },
-      plan: { id: 'free', name: expect.any(String), apiRequestsPerMinute: 60, managementRequestsPerMinute: 120 },
+      plan: {
+        id: 'free',
+        name: expect.any(String),
+        apiRequestsPerMinute: 60,
+        managementRequestsPerMinute: 120,
+        challengeMaxNumber: 100_000,
+      },
     });
   });
 });

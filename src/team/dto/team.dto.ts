@@ -46,7 +46,10 @@ export class InvitationDto {
   @ApiProperty({ description: 'After this the token no longer works (7 days).', type: String, format: 'date-time' })
   readonly expiresAt!: string;
 
-  @ApiProperty({ description: 'One-time token for POST /api/v1/auth/invitations/accept. Shown this once: send it to the invitee.' })
+  @ApiProperty({
+    description:
+      'One-time token for POST /api/v1/auth/invitations/accept. Shown this once: send it to the invitee. A new invitation of the same email replaces a pending one.',
+  })
   readonly token!: string;
 }
 
@@ -54,4 +57,41 @@ export class ChangeRoleDto {
   @ApiProperty({ description: 'The new role.', enum: ROLES })
   @IsIn(ROLES)
   readonly role!: Role;
+}
+
+export class InviterDto {
+  @ApiProperty({ description: 'User id.', format: 'uuid' })
+  readonly id!: string;
+
+  @ApiProperty({ description: 'Email address.' })
+  readonly email!: string;
+}
+
+/** A pending invitation as the team page lists it: never its token. */
+export class PendingInvitationDto {
+  @ApiProperty({ description: 'Invitation id.', format: 'uuid' })
+  readonly id!: string;
+
+  @ApiProperty({ description: 'The invitee.' })
+  readonly email!: string;
+
+  @ApiProperty({ description: 'Role the invitee gets.', enum: ROLES })
+  readonly role!: Role;
+
+  @ApiProperty({ description: 'When the token stops working.', type: String, format: 'date-time' })
+  readonly expiresAt!: string;
+
+  @ApiProperty({ description: 'When it was sent.', type: String, format: 'date-time' })
+  readonly createdAt!: string;
+
+  @ApiProperty({ description: 'The member who invited.', type: InviterDto, nullable: true })
+  readonly invitedBy!: InviterDto | null;
+}
+
+export class PendingInvitationListDto {
+  @ApiProperty({
+    description: 'Invitations neither accepted, revoked nor expired, newest first.',
+    type: [PendingInvitationDto],
+  })
+  readonly data!: PendingInvitationDto[];
 }

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Invitation" ADD COLUMN     "revokedAt" TIMESTAMP(3);
+
