@@ -3,6 +3,7 @@ export const AUDIT_ACTIONS = [
   'auth.login',
   'auth.login_failed',
   'auth.password_changed',
+  'auth.logout',
   'api_key.created',
   'api_key.updated',
   'api_key.revoked',

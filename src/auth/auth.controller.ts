@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Put, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { decode } from 'jsonwebtoken';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Request } from '../common/request';
 import { JwtAuth, Public } from './auth.decorators';
@@ -38,6 +39,18 @@ export class AuthController {
   @ApiOkResponse({ type: MeDto })
   me(@CurrentPrincipal() user: UserPrincipal): Promise<MeDto> {
     return this.auth.me(user);
+  }
+
+  @Post('logout')
+  @JwtAuth()
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Sign out: this token is refused from the next request on, on every instance' })
+  @ApiNoContentResponse({ description: 'Signed out.' })
+  logout(@CurrentActor() actor: Actor, @Req() req: Request): Promise<void> {
+    // The guard verified the token; its id and expiry are read back from it.
+    const token = /^bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')![1]!;
+    const { jti, exp } = decode(token, { json: true }) as { jti: string; exp: number };
+    return this.auth.logout(actor, { jti, exp });
   }
 
   @Put('password')

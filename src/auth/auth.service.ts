@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
@@ -16,7 +16,10 @@ import { TokenService } from './token.service';
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 @Injectable()
-export class AuthService {
+export class AuthService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(AuthService.name);
+  private janitor?: NodeJS.Timeout;
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly tokens: TokenService,
@@ -87,5 +90,36 @@ export class AuthService {
     this.invalidation.invalidate('user', user.id);
     await this.audit.recordBy(actor, 'auth.password_changed', { type: 'user', id: user.id });
     return this.tokens.issue(updated);
+  }
+
+  /**
+   * Signs one token out: it is refused from the next request on, on every instance (the `user`
+   * topic is invalidated, and the user's cache entry carries the revoked ids). Kept until the
+   * token's own expiry, then purged.
+   */
+  async logout(actor: Actor, token: { jti: string; exp: number }): Promise<void> {
+    await this.prisma.revokedToken.createMany({
+      data: [{ jti: token.jti, userId: actor.userId, expiresAt: new Date(token.exp * 1000) }],
+      skipDuplicates: true,
+    });
+    this.invalidation.invalidate('user', actor.userId);
+    await this.audit.recordBy(actor, 'auth.logout', { type: 'user', id: actor.userId });
+  }
+
+  /** Revoked tokens past their expiry refuse themselves: their rows go (hourly). */
+  purgeRevokedTokens(now = new Date()): Promise<{ count: number }> {
+    return this.prisma.revokedToken.deleteMany({ where: { expiresAt: { lte: now } } });
+  }
+
+  onModuleInit(): void {
+    this.janitor = setInterval(
+      () => void this.purgeRevokedTokens().catch((err: Error) => this.logger.warn(`Revoked token purge failed: ${err.message}`)),
+      3600_000,
+    );
+    this.janitor.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.janitor);
   }
 }

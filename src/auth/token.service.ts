@@ -1,4 +1,4 @@
-import { createSecretKey, KeyObject } from 'node:crypto';
+import { createSecretKey, KeyObject, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { sign } from 'jsonwebtoken';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -8,6 +8,8 @@ export interface TokenPayload {
   readonly sub: string;
   /** Token version of the user when issued (see User.tokenVersion). */
   readonly sv: number;
+  /** The token's own id: what sign-out revokes (RevokedToken). */
+  readonly jti: string;
   readonly iat?: number;
   readonly exp?: number;
 }
@@ -38,6 +40,7 @@ export class TokenService {
       issuer: this.issuer,
       audience: this.audience,
       expiresIn: this.expiresIn,
+      jwtid: randomUUID(),
     });
     return { token, expiresIn: this.expiresIn };
   }

@@ -7,11 +7,13 @@ import type { Role, UserPrincipal } from './principal';
 export interface CachedUser {
   readonly principal: UserPrincipal;
   readonly tokenVersion: number;
+  /** `jti`s of the user's tokens signed out and not yet expired. */
+  readonly revokedTokens: ReadonlySet<string>;
 }
 
 /**
  * The user behind a token, cached briefly so a JWT request costs no database round trip once
- * warm. Role changes, removals and password changes invalidate the `user` topic, on every instance.
+ * warm. Role changes, removals, password changes and sign-outs invalidate the `user` topic, on every instance.
  */
 @Injectable()
 export class UserPrincipalService {
@@ -40,15 +42,23 @@ export class UserPrincipalService {
       select: { id: true, email: true, accountId: true, role: true, tokenVersion: true },
     });
     const byId = new Map(rows.map((row) => [row.id, row]));
+    const revoked = new Map<string, Set<string>>();
+    const signedOut = await this.prisma.revokedToken.findMany({
+      where: { userId: { in: rows.map((r) => r.id) }, expiresAt: { gt: new Date() } },
+      select: { jti: true, userId: true },
+    });
+    for (const { jti, userId } of signedOut) (revoked.get(userId) ?? revoked.set(userId, new Set()).get(userId)!).add(jti);
     return userIds.map((id) => {
       const row = byId.get(id);
       if (row === undefined) return ABSENT;
       return {
         principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role },
         tokenVersion: row.tokenVersion,
+        revokedTokens: revoked.get(id) ?? NONE,
       };
     });
   }
 }
 
 const ABSENT = 0 as const;
+const NONE: ReadonlySet<string> = new Set();

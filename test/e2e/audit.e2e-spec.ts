@@ -162,6 +162,10 @@ describe('GET /api/v1/audit-log', () => {
     ownerToken = changed.body.token;
     secrets.push(ownerToken);
     expect_(15, 'auth.password_changed', owner, 'user', owner.id);
+
+    const leaving = await account.addUser('DEVELOPER');
+    await step(16, t.http.post('/api/v1/auth/logout').set(as(leaving)), 204);
+    expect_(16, 'auth.logout', leaving, 'user', leaving.id);
     finishedAt = Date.now();
   }, 60_000);
   afterAll(() => t.close());
@@ -221,7 +225,7 @@ describe('GET /api/v1/audit-log', () => {
     for (let i = 1; i < ours.length; i++) {
       if (ours[i - 1]!.createdAt !== ours[i]!.createdAt) expect(order[i - 1]).toBeGreaterThan(order[i]!);
     }
-    expect(order[0]).toBe(15);
+    expect(order[0]).toBe(16);
     expect(order[order.length - 1]).toBe(1);
   });
 
@@ -305,7 +309,7 @@ describe('GET /api/v1/audit-log', () => {
     ['limit 201', '?limit=201'],
     ['a non-integer limit', '?limit=2.5'],
     ['a non-numeric limit', '?limit=ten'],
-    ['an unknown action', '?action=auth.logout'],
+    ['an unknown action', '?action=auth.signed_in'],
     ['an action in the wrong case', '?action=AUTH.LOGIN'],
     ['an unknown parameter', '?actor=someone'],
   ])('answers 400 validation_failed for %s', async (_, query) => {

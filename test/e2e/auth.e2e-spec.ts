@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { CLOCK_SKEW_SECONDS } from '../../src/auth/strategies/jwt.strategy';
 import { CacheInvalidation } from '../../src/cache/invalidation.service';
@@ -118,7 +118,7 @@ describe('login per client IP', () => {
 describe('bearer tokens', () => {
   let t: TestApp;
   let account: TestAccount;
-  const claims = () => ({ sv: 0 });
+  const claims = () => ({ sv: 0, jti: randomUUID() });
   const options = (over: object = {}) => ({
     subject: account.owner.id,
     issuer: 'gatehouse',
@@ -158,6 +158,11 @@ describe('bearer tokens', () => {
     expectError(res, 401, 'token_expired');
     expect(res.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="token_expired"');
     expectRateLimitHeaders(res);
+  });
+
+  it('refuses a token without a jti, or with one that is not a UUID (sign-out needs it)', async () => {
+    await expectInvalid(sign({ sv: 0 }, secret(), options()));
+    await expectInvalid(sign({ sv: 0, jti: 'not-a-uuid' }, secret(), options()));
   });
 
   it('refuses alg "none"', async () => {
@@ -265,5 +270,50 @@ describe('bearer tokens', () => {
       expect(res.headers['www-authenticate']).toBeUndefined();
       expectRateLimitHeaders(res);
     }
+  });
+});
+
+describe('POST /api/v1/auth/logout', () => {
+  let t: TestApp;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    t = await startApp();
+    account = await createAccount(t);
+  }, 60_000);
+  afterAll(() => t.close());
+
+  const me = (token: string) => t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${token}`);
+  const login = async (email: string, password: string): Promise<string> =>
+    (await t.http.post('/api/v1/auth/login').send({ email, password }).expect(200)).body.token;
+
+  it('signs that token out at once, and only that one: another session of the user goes on', async () => {
+    const user = await account.addUser('DEVELOPER');
+    const [first, second] = [await login(user.email, user.password), await login(user.email, user.password)];
+    await me(first).expect(200);
+    const res = await t.http.post('/api/v1/auth/logout').set('Authorization', `Bearer ${first}`);
+    expect(res.status).toBe(204);
+    expectRateLimitHeaders(res);
+    expectError(await me(first), 401, 'invalid_token');
+    expectError(await t.http.post('/api/v1/auth/logout').set('Authorization', `Bearer ${first}`), 401, 'invalid_token');
+    await me(second).expect(200);
+  });
+
+  it('keeps the revocation until the token would have expired, then purges it', async () => {
+    const user = await account.addUser('ANALYST');
+    await t.http.post('/api/v1/auth/logout').set('Authorization', `Bearer ${user.token}`).expect(204);
+    const row = await t.prisma.revokedToken.findFirstOrThrow({ where: { userId: user.id } });
+    const exp = JSON.parse(Buffer.from(user.token.split('.')[1]!, 'base64url').toString()).exp as number;
+    expect(row.expiresAt.getTime()).toBe(exp * 1000);
+    const { AuthService } = await import('../../src/auth/auth.service');
+    const auth = t.app.get(AuthService);
+    await auth.purgeRevokedTokens(new Date(exp * 1000 - 1000));
+    expect(await t.prisma.revokedToken.count({ where: { userId: user.id } })).toBe(1);
+    await auth.purgeRevokedTokens(new Date(exp * 1000));
+    expect(await t.prisma.revokedToken.count({ where: { userId: user.id } })).toBe(0);
+  });
+
+  it('needs a valid token: none is 401 missing_credentials', async () => {
+    expectError(await t.http.post('/api/v1/auth/logout'), 401, 'missing_credentials');
   });
 });

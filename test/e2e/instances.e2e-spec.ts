@@ -73,6 +73,17 @@ import { issueNonce, solvedAltcha } from '../utils/widget';
     expect(answers.filter((r) => r.status === 422 && r.body.error === 'challenge_failed')).toHaveLength(9);
   });
 
+  it('refuses a token signed out on one instance on the other within a second', async () => {
+    const user = await account.addUser('DEVELOPER');
+    await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`).expect(200); // cached there
+    await a.http.post('/api/v1/auth/logout').set('Authorization', `Bearer ${user.token}`).expect(204);
+    const signedOutAt = Date.now();
+    await eventually(async () =>
+      expect((await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`)).status).toBe(401),
+    );
+    expect(Date.now() - signedOutAt).toBeLessThan(1000);
+  });
+
   it('refuses an invitation revoked on one instance at once on the other', async () => {
     const auth = { Authorization: `Bearer ${account.owner.token}` };
     const inv = await a.http

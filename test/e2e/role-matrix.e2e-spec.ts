@@ -14,6 +14,7 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   //  Method    Path                                   OWNER ADMIN DEVELOPER ANALYST
   ['GET',    '/api/v1/auth/me',                       '✓',  '✓',  '✓',  '✓'],
   ['PUT',    '/api/v1/auth/password',                 '✓',  '✓',  '✓',  '✓'],
+  ['POST',   '/api/v1/auth/logout',                   '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/plans',                         '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/account',                       '✓',  '✓',  '✓',  '✓'],
   ['PATCH',  '/api/v1/account',                       '✓',  '✓',  '',   ''],
@@ -97,6 +98,9 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
           body: { currentPassword: user.password, newPassword: `a brand new passphrase ${randomUUID()}` },
         };
       }
+      case 'POST /api/v1/auth/logout':
+        // Signing out ends the caller's token: a throwaway user of the same role makes it.
+        return { caller: await account.addUser(caller.role), url: row.path };
       case 'PATCH /api/v1/account':
         return { caller, url: row.path, body: { name: `Renamed ${randomUUID()}` } };
       case 'PUT /api/v1/account/plan':

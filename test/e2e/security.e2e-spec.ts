@@ -11,6 +11,7 @@ const PUBLIC = ['POST /api/v1/auth/login', 'POST /api/v1/auth/invitations/accept
  */
 const PROTECTED = [
   'GET /api/v1/auth/me',
+  'POST /api/v1/auth/logout',
   'PUT /api/v1/auth/password',
   'GET /api/v1/plans',
   'GET /api/v1/audit-log',

@@ -44,6 +44,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       typeof claims.sub !== 'string' ||
       !UUID.test(claims.sub) ||
       !Number.isInteger(claims.sv) ||
+      typeof claims.jti !== 'string' ||
+      !UUID.test(claims.jti) ||
       typeof claims.iat !== 'number' ||
       typeof claims.exp !== 'number' ||
       claims.iat > now + CLOCK_SKEW_SECONDS ||
@@ -53,7 +55,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     }
     const user = await this.users.find(claims.sub);
     // A password change or removal bumps the version: every token issued before is refused.
-    if (user === null || user.tokenVersion !== claims.sv) throw new AppError('invalid_token');
+    // Signing out revokes the one token, on every instance (the `user` topic is invalidated).
+    if (user === null || user.tokenVersion !== claims.sv || user.revokedTokens.has(claims.jti)) throw new AppError('invalid_token');
     return user.principal;
   }
 }
