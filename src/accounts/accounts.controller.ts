@@ -1,10 +1,10 @@
-import { Body, Controller, Get, Patch, Put } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Put } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { JwtAuth } from '../auth/auth.decorators';
 import { Actor, CurrentActor, CurrentPrincipal } from '../auth/current-principal.decorator';
 import type { UserPrincipal } from '../auth/principal';
 import { AccountsService } from './accounts.service';
-import { AccountDto, ChangePlanDto, UpdateAccountDto } from './dto/account.dto';
+import { AccountDto, ChangePlanDto, DeleteAccountDto, UpdateAccountDto } from './dto/account.dto';
 
 @ApiTags('Account')
 @Controller('account')
@@ -25,6 +25,19 @@ export class AccountsController {
   @ApiOkResponse({ type: AccountDto })
   update(@CurrentActor() actor: Actor, @Body() dto: UpdateAccountDto): Promise<AccountDto> {
     return this.accounts.update(actor, dto);
+  }
+
+  @Delete()
+  @JwtAuth('OWNER')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete the account and all its data; confirm with its name',
+    description:
+      'Every key, token and invitation of the account stops working at once on every instance; users, keys, nonces, usage, audit events and webhooks are purged. A record of the deletion (who, when) stays outside the account.',
+  })
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  delete(@CurrentActor() actor: Actor, @Body() dto: DeleteAccountDto): Promise<void> {
+    return this.accounts.delete(actor, dto.confirm);
   }
 
   @Put('plan')

@@ -88,6 +88,49 @@ export class AccountsService {
     return toAccountDto(account);
   }
 
+  /**
+   * Deletes the account and everything in it (users, keys, invitations, nonces, audit events,
+   * usage, webhooks) once `confirm` is its name; a record of the deletion stays outside it
+   * (DeletedAccount). Every instance drops the account's keys, users and limits from its caches at
+   * once (the invalidation topics), so no key or token of it works on the next request.
+   */
+  async delete(actor: Actor, confirm: string): Promise<void> {
+    const gone = await this.prisma.$transaction(async (tx) => {
+      const [account] = await tx.$queryRaw<
+        Array<{ name: string }>
+      >`SELECT name FROM "Account" WHERE id = ${actor.accountId}::uuid FOR UPDATE`;
+      if (account === undefined) throw new AppError('not_found', 'No such account.');
+      if (confirm !== account.name) {
+        throw new AppError('validation_failed', 'The confirmation is not the account’s name.', [
+          { field: 'confirm', message: 'confirm must be the account’s name, exactly' },
+        ]);
+      }
+      const keys = await tx.apiKey.findMany({ where: { accountId: actor.accountId }, select: { hash: true, previousHash: true } });
+      const users = await tx.user.findMany({ where: { accountId: actor.accountId }, select: { id: true } });
+      const usage = await tx.usageCounter.deleteMany({ where: { accountId: actor.accountId } });
+      const webhooks = await tx.webhookEndpoint.deleteMany({ where: { accountId: actor.accountId } });
+      const invitations = await tx.invitation.count({ where: { accountId: actor.accountId } });
+      await tx.account.delete({ where: { id: actor.accountId } });
+      await tx.deletedAccount.create({
+        data: {
+          id: actor.accountId,
+          name: account.name,
+          deletedById: actor.userId,
+          deletedByEmail: actor.email,
+          requestId: actor.requestId,
+          purged: { users: users.length, apiKeys: keys.length, invitations, usageRows: usage.count, webhooks: webhooks.count },
+        },
+      });
+      return { keys, users };
+    });
+    this.invalidation.invalidate(
+      'apiKeyHash',
+      ...gone.keys.flatMap((k) => (k.previousHash === null ? [k.hash] : [k.hash, k.previousHash])),
+    );
+    this.invalidation.invalidate('user', ...gone.users.map((u) => u.id));
+    this.invalidation.invalidate('account', actor.accountId);
+  }
+
   /** The new limits apply from the next request: the plan cache is dropped here. */
   async changePlan(actor: Actor, planId: string): Promise<AccountDto> {
     const before = await this.prisma.account.findUniqueOrThrow({ where: { id: actor.accountId } });

@@ -158,6 +158,7 @@ export class UsageRecorder implements OnModuleInit {
                     ${b.map((x) => x.endpoint)}::text[], ${b.map((x) => x.status)}::int[],
                     ${b.map((x) => new Date(x.minute).toISOString())}::text[], ${b.map((x) => x.count)}::int[])
              AS v(a, k, s, e, st, m, c)
+        WHERE EXISTS (SELECT 1 FROM "Account" WHERE "id" = a::uuid) -- counts of a deleted account are dropped
         ON CONFLICT ("subjectId", "endpoint", "status", "minute") DO UPDATE SET "count" = "UsageCounter"."count" + EXCLUDED."count"`;
     } catch (err) {
       for (const x of b) this.bucket(x.accountId, x.subjectKind, x.subjectId, x.endpoint, x.status, x.minute).count += x.count;

@@ -232,6 +232,14 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('GET', '/api/v1/public/ping', { key: once })).status).toBe(200);
     expect((await call('GET', '/api/v1/public/ping', { key: once })).status).toBe(429);
 
+    // Sign-out and account deletion, last.
+    const leaving = await limited.addUser('DEVELOPER');
+    expect((await call('POST', '/api/v1/auth/logout', { token: leaving.token })).status).toBe(204);
+    expect((await call('POST', '/api/v1/auth/logout', { token: leaving.token })).status).toBe(401);
+    expect((await call('DELETE', '/api/v1/account', { token: limited.owner.token, body: { confirm: 'not its name' } })).status).toBe(400);
+    const { name: limitedName } = await t.prisma.account.findUniqueOrThrow({ where: { id: limited.id } });
+    expect((await call('DELETE', '/api/v1/account', { token: limited.owner.token, body: { confirm: limitedName } })).status).toBe(204);
+
     expect(violations).toEqual([]);
     expect(calls).toBeGreaterThan(50);
     expect(refusedByBoth).toBeGreaterThan(5); // the proxy did validate: it saw the bad requests too

@@ -84,6 +84,29 @@ import { issueNonce, solvedAltcha } from '../utils/widget';
     expect(Date.now() - signedOutAt).toBeLessThan(1000);
   });
 
+  it('refuses every key, token and invitation of an account deleted on one instance on the other within a second', async () => {
+    const doomed = await createAccount(a);
+    const { key } = await doomed.createKey();
+    const auth = { Authorization: `Bearer ${doomed.owner.token}` };
+    const inv = await a.http
+      .post('/api/v1/team/invitations')
+      .set(auth)
+      .send({ email: `late-${randomUUID()}@example.com`, role: 'ANALYST' });
+    await b.http.get('/api/v1/public/ping').set('X-Api-Key', key).expect(200); // cached there
+    await b.http.get('/api/v1/auth/me').set(auth).expect(200);
+    const { name } = await a.prisma.account.findUniqueOrThrow({ where: { id: doomed.id } });
+    await a.http.delete('/api/v1/account').set(auth).send({ confirm: name }).expect(204);
+    const deletedAt = Date.now();
+    await eventually(async () => {
+      expect((await b.http.get('/api/v1/public/ping').set('X-Api-Key', key)).status).toBe(401);
+      expect((await b.http.get('/api/v1/auth/me').set(auth)).status).toBe(401);
+    });
+    expect(Date.now() - deletedAt).toBeLessThan(1000);
+    expect(
+      (await b.http.post('/api/v1/auth/invitations/accept').send({ token: inv.body.token, password: 'a long enough passphrase' })).status,
+    ).toBe(401);
+  });
+
   it('refuses an invitation revoked on one instance at once on the other', async () => {
     const auth = { Authorization: `Bearer ${account.owner.token}` };
     const inv = await a.http

@@ -19,6 +19,7 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['GET',    '/api/v1/account',                       '✓',  '✓',  '✓',  '✓'],
   ['PATCH',  '/api/v1/account',                       '✓',  '✓',  '',   ''],
   ['PUT',    '/api/v1/account/plan',                  '✓',  '',   '',   ''],
+  ['DELETE', '/api/v1/account',                       '✓',  '',   '',   ''],
   ['GET',    '/api/v1/api-keys',                      '✓',  '✓',  '✓',  ''],
   ['GET',    '/api/v1/api-keys/:id',                  '✓',  '✓',  '✓',  ''],
   ['POST',   '/api/v1/api-keys',                      '✓',  '✓',  '✓',  ''],
@@ -103,6 +104,18 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
         return { caller: await account.addUser(caller.role), url: row.path };
       case 'PATCH /api/v1/account':
         return { caller, url: row.path, body: { name: `Renamed ${randomUUID()}` } };
+      case 'DELETE /api/v1/account': {
+        // Deleting ends the caller's account: an account of its own, with a member of the caller's role, makes the call.
+        const doomed = await createAccount(t);
+        const member = caller.role === 'OWNER' ? doomed.owner : await doomed.addUser(caller.role);
+        const { name } = await t.prisma.account.findUniqueOrThrow({ where: { id: doomed.id } });
+        return {
+          caller: member,
+          url: row.path,
+          body: { confirm: name },
+          unchanged: async () => expect(await t.prisma.account.count({ where: { id: doomed.id } })).toBe(1),
+        };
+      }
       case 'PUT /api/v1/account/plan':
         return { caller, url: row.path, body: { plan: 'free' } };
       case 'POST /api/v1/api-keys':

@@ -18,6 +18,7 @@ const PROTECTED = [
   'GET /api/v1/account',
   'PATCH /api/v1/account',
   'PUT /api/v1/account/plan',
+  'DELETE /api/v1/account',
   'GET /api/v1/team/members',
   'POST /api/v1/team/invitations',
   'GET /api/v1/team/invitations',

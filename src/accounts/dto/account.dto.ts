@@ -50,3 +50,15 @@ export class ChangePlanDto {
   @IsIn(PUBLIC_PLANS)
   readonly plan!: (typeof PUBLIC_PLANS)[number];
 }
+
+export class DeleteAccountDto {
+  @ApiProperty({
+    description: 'The account’s name, exactly as GET /api/v1/account shows it: the confirmation.',
+    example: 'Acme Inc.',
+    minLength: 1,
+    maxLength: 100,
+  })
+  @IsString()
+  @Length(1, 100)
+  readonly confirm!: string;
+}
