@@ -10,6 +10,7 @@ import { AppExceptionFilter } from './common/errors/app-exception.filter';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { LoggingModule } from './logging/logging.module';
+import { MailModule } from './mail/mailer';
 import { HealthModule } from './health/health.module';
 import { NoncesModule } from './nonces/nonces.module';
 import { PlansModule } from './plans/plans.module';
@@ -29,6 +30,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule,
+        MailModule,
         PrismaModule,
         CacheModule,
         RateLimitModule,

@@ -1,19 +1,30 @@
 import { Body, Controller, Get, HttpCode, Post, Put, Req } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { decode } from 'jsonwebtoken';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Request } from '../common/request';
 import { JwtAuth, Public } from './auth.decorators';
 import { AuthService } from './auth.service';
 import { Actor, CurrentActor, CurrentPrincipal } from './current-principal.decorator';
-import { ChangePasswordDto, LoginDto, TokenResponseDto } from './dto/login.dto';
+import {
+  AcceptedDto,
+  AcceptPasswordResetDto,
+  ChangePasswordDto,
+  LoginDto,
+  PasswordResetRequestDto,
+  TokenResponseDto,
+} from './dto/login.dto';
+import { PasswordResetService } from './password-reset.service';
 import { MeDto } from './dto/me.dto';
 import type { UserPrincipal } from './principal';
 
 @ApiTags('Auth')
 @Controller('auth')
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    private readonly resets: PasswordResetService,
+  ) {}
 
   @Post('login')
   @Public()
@@ -51,6 +62,36 @@ export class AuthController {
     const token = /^bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')![1]!;
     const { jti, exp } = decode(token, { json: true }) as { jti: string; exp: number };
     return this.auth.logout(actor, { jti, exp });
+  }
+
+  @Post('password-reset/request')
+  @Public()
+  @HttpCode(202)
+  @ApiOperation({
+    summary: '"Forgot password": e-mail a reset link (only with SMTP_URL)',
+    description:
+      'Answers 202 at once and alike for every email, known or not; the link (1 h, once) goes to the address if it has a user. 404 without SMTP_URL.',
+  })
+  @ApiAcceptedResponse({ type: AcceptedDto })
+  @ApiResponse({ status: 404, type: ErrorResponseDto, description: 'not_found — e-mail is not enabled (SMTP_URL unset)' })
+  requestReset(@Body() dto: PasswordResetRequestDto): AcceptedDto {
+    this.resets.request(dto.email);
+    return { status: 'accepted' };
+  }
+
+  @Post('password-reset/accept')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Set a new password with a reset token; answers like login, and every older token of the user stops working' })
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiResponse({
+    status: 400,
+    type: ErrorResponseDto,
+    description: 'validation_failed — e.g. the password breaks the policy (the token stays usable)',
+  })
+  @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — the reset token is unknown, used or expired' })
+  acceptReset(@Body() dto: AcceptPasswordResetDto, @Req() req: Request): Promise<TokenResponseDto> {
+    return this.resets.accept(dto.token, dto.newPassword, req.id);
   }
 
   @Put('password')

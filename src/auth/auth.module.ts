@@ -5,6 +5,7 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { Authenticator } from './guards/authentication';
 import { LoginLockout } from './login-lockout';
+import { PasswordResetService } from './password-reset.service';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
 import { TokenService } from './token.service';
@@ -13,7 +14,16 @@ import { UserPrincipalService } from './user-principal.service';
 @Module({
   imports: [ApiKeysModule, PlansModule],
   controllers: [AuthController],
-  providers: [AuthService, TokenService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
-  exports: [Authenticator, TokenService, UserPrincipalService],
+  providers: [
+    AuthService,
+    PasswordResetService,
+    TokenService,
+    LoginLockout,
+    UserPrincipalService,
+    ApiKeyStrategy,
+    JwtStrategy,
+    Authenticator,
+  ],
+  exports: [Authenticator, TokenService, UserPrincipalService, PasswordResetService],
 })
 export class AuthModule {}

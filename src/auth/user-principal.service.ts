@@ -39,22 +39,23 @@ export class UserPrincipalService {
   private async loadMany(userIds: readonly string[]): Promise<Array<CachedUser | typeof ABSENT>> {
     const rows = await this.prisma.user.findMany({
       where: { id: { in: [...userIds] } },
-      select: { id: true, email: true, accountId: true, role: true, tokenVersion: true },
+      select: {
+        id: true,
+        email: true,
+        accountId: true,
+        role: true,
+        tokenVersion: true,
+        revokedTokens: { where: { expiresAt: { gt: new Date() } }, select: { jti: true } },
+      },
     });
     const byId = new Map(rows.map((row) => [row.id, row]));
-    const revoked = new Map<string, Set<string>>();
-    const signedOut = await this.prisma.revokedToken.findMany({
-      where: { userId: { in: rows.map((r) => r.id) }, expiresAt: { gt: new Date() } },
-      select: { jti: true, userId: true },
-    });
-    for (const { jti, userId } of signedOut) (revoked.get(userId) ?? revoked.set(userId, new Set()).get(userId)!).add(jti);
     return userIds.map((id) => {
       const row = byId.get(id);
       if (row === undefined) return ABSENT;
       return {
         principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role },
         tokenVersion: row.tokenVersion,
-        revokedTokens: revoked.get(id) ?? NONE,
+        revokedTokens: row.revokedTokens.length === 0 ? NONE : new Set(row.revokedTokens.map((r) => r.jti)),
       };
     });
   }

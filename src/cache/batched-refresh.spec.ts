@@ -48,7 +48,7 @@ describe('users and accounts refreshed in batches', () => {
       user: {
         findMany: async ({ where }: { where: { id: { in: string[] } } }) => {
           queries.push({ table: 'user', ids: where.id.in });
-          return users.filter((u) => where.id.in.includes(u.id)).map((u) => ({ ...u }));
+          return users.filter((u) => where.id.in.includes(u.id)).map((u) => ({ ...u, revokedTokens: [] }));
         },
       },
       account: {

@@ -89,6 +89,20 @@ class EnvironmentVariables {
   @Max(1_000_000)
   WIDGET_VISITOR_PER_MINUTE: number = 30;
 
+  /** Unset: no e-mail; invitation and reset tokens are answered to the OWNER/ADMIN who asked. */
+  @IsOptional()
+  @Matches(/^smtps?:\/\//, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @IsString()
+  @MinLength(3)
+  MAIL_FROM: string = 'Gatehouse <gatehouse@localhost>';
+
+  /** Where people reach Gatehouse: links in e-mails start with it. Default: http://localhost:PORT. */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL such as https://gatehouse.example.com' })
+  PUBLIC_URL?: string;
+
   @IsIn(['on', 'off'])
   USAGE_RECORDING: string = 'on';
 
@@ -126,6 +140,13 @@ export interface AppConfig {
   readonly widget: {
     /** Empty outside production: one generated once and kept in dataDir (resolveWidgetSecrets). */
     readonly secrets: readonly string[];
+  };
+  readonly mail: {
+    /** Unset: nothing is e-mailed. */
+    readonly smtpUrl?: string;
+    readonly from: string;
+    /** Links in e-mails start with it (no trailing slash). */
+    readonly publicUrl: string;
   };
   readonly bootstrapOwner?: { readonly email: string; readonly password: string };
   /** How often counted requests are written for analytics. */
@@ -211,6 +232,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     jwt: { secret: env.JWT_SECRET, expiresIn: env.JWT_EXPIRES_IN, issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE },
     widget: { secrets: widgetSecrets },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '') },
     bootstrapOwner:
       env.BOOTSTRAP_OWNER_EMAIL !== undefined && env.BOOTSTRAP_OWNER_PASSWORD !== undefined
         ? { email: env.BOOTSTRAP_OWNER_EMAIL, password: env.BOOTSTRAP_OWNER_PASSWORD }

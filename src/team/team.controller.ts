@@ -1,13 +1,22 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { JwtAuth, Public } from '../auth/auth.decorators';
 import { Actor, CurrentActor, CurrentPrincipal } from '../auth/current-principal.decorator';
-import { AcceptInvitationDto, TokenResponseDto } from '../auth/dto/login.dto';
+import { AcceptInvitationDto, PasswordResetIssuedDto, TokenResponseDto } from '../auth/dto/login.dto';
+import { PasswordResetService } from '../auth/password-reset.service';
 import type { UserPrincipal } from '../auth/principal';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { IdParamDto } from '../common/dto/id-param.dto';
 import { UserIdParamDto } from '../common/dto/user-id-param.dto';
-import type { Request } from '../common/request';
+import type { Reply, Request } from '../common/request';
 import { ChangeRoleDto, CreateInvitationDto, InvitationDto, MemberDto, MemberListDto, PendingInvitationListDto } from './dto/team.dto';
 import { TeamService } from './team.service';
 
@@ -17,7 +26,10 @@ const CONFLICT = { status: 409, type: ErrorResponseDto, description: 'conflict â
 @ApiTags('Team')
 @Controller('team')
 export class TeamController {
-  constructor(private readonly team: TeamService) {}
+  constructor(
+    private readonly team: TeamService,
+    private readonly resets: PasswordResetService,
+  ) {}
 
   @Get('members')
   @JwtAuth()
@@ -65,6 +77,26 @@ export class TeamController {
   @ApiResponse(CONFLICT)
   changeRole(@CurrentActor() actor: Actor, @Param() { userId }: UserIdParamDto, @Body() dto: ChangeRoleDto): Promise<MemberDto> {
     return this.team.changeRole(actor, userId, dto.role);
+  }
+
+  @Post('members/:userId/password-reset')
+  @JwtAuth('OWNER', 'ADMIN')
+  @ApiOperation({
+    summary: 'Issue a one-time password reset token (1 h) for a member (only an OWNER for an OWNER)',
+    description:
+      '201 with the token to pass on; with SMTP_URL, 202: the member is e-mailed a link and the token is not in the answer. A new reset ends the older ones.',
+  })
+  @ApiCreatedResponse({ type: PasswordResetIssuedDto, description: 'The token, to pass on to the member.' })
+  @ApiAcceptedResponse({ type: PasswordResetIssuedDto, description: 'E-mailed to the member (SMTP_URL).' })
+  @ApiResponse(NOT_FOUND)
+  async resetPassword(
+    @CurrentActor() actor: Actor,
+    @Param() { userId }: UserIdParamDto,
+    @Res({ passthrough: true }) reply: Reply,
+  ): Promise<PasswordResetIssuedDto> {
+    const issued = await this.resets.issueFor(actor, userId);
+    void reply.status(issued.emailed ? 202 : 201);
+    return issued;
   }
 
   @Delete('members/:userId')

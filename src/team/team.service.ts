@@ -11,6 +11,7 @@ import { TokenService } from '../auth/token.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import type { Prisma, User } from '../generated/prisma/client';
+import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
 import { InvitationDto, MemberDto, PendingInvitationDto } from './dto/team.dto';
 
@@ -45,6 +46,7 @@ export class TeamService {
     private readonly tokens: TokenService,
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
+    private readonly mailer: Mailer,
   ) {}
 
   async members(accountId: string): Promise<MemberDto[]> {
@@ -80,7 +82,21 @@ export class TeamService {
       return { invitation: created, replaced: old.count };
     });
     await this.audit.recordBy(actor, 'team.invitation_created', { type: 'invitation', id: invitation.id }, { email, role, replaced });
-    return { id: invitation.id, email, role, expiresAt: invitation.expiresAt.toISOString(), token };
+    const answer = { id: invitation.id, email, role, expiresAt: invitation.expiresAt.toISOString() };
+    if (!this.mailer.enabled) return { ...answer, token, emailed: false };
+    this.mailer.sendLater(
+      {
+        to: email,
+        subject: 'You are invited to Gatehouse',
+        text: `${actor.email} invites you to their Gatehouse account as ${role}.
+
+Join here (the link works once, for 7 days):
+${this.mailer.link('/accept-invitation', token)}
+`,
+      },
+      'an invitation',
+    );
+    return { ...answer, token: null, emailed: true };
   }
 
   /** Pending invitations of the account, newest first: never their token. */

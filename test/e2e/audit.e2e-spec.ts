@@ -166,6 +166,18 @@ describe('GET /api/v1/audit-log', () => {
     const leaving = await account.addUser('DEVELOPER');
     await step(16, t.http.post('/api/v1/auth/logout').set(as(leaving)), 204);
     expect_(16, 'auth.logout', leaving, 'user', leaving.id);
+
+    const forgetful = await account.addUser('ANALYST');
+    const reset = await step(17, t.http.post(`/api/v1/team/members/${forgetful.id}/password-reset`).set(as(admin)), 201);
+    secrets.push(reset.body.token);
+    expect_(17, 'team.password_reset_issued', admin, 'user', forgetful.id);
+    const afterReset = await step(
+      18,
+      t.http.post('/api/v1/auth/password-reset/accept').send({ token: reset.body.token, newPassword: NEW_PASSWORD }),
+      200,
+    );
+    secrets.push(afterReset.body.token);
+    expect_(18, 'auth.password_reset', forgetful, 'user', forgetful.id);
     finishedAt = Date.now();
   }, 60_000);
   afterAll(() => t.close());
@@ -225,7 +237,7 @@ describe('GET /api/v1/audit-log', () => {
     for (let i = 1; i < ours.length; i++) {
       if (ours[i - 1]!.createdAt !== ours[i]!.createdAt) expect(order[i - 1]).toBeGreaterThan(order[i]!);
     }
-    expect(order[0]).toBe(16);
+    expect(order[0]).toBe(18);
     expect(order[order.length - 1]).toBe(1);
   });
 

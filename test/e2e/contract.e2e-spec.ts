@@ -158,6 +158,17 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('PATCH', `/api/v1/team/members/${owner.id}`, { token: owner.token, body: { role: 'ADMIN' } })).status).toBe(409);
     expect((await call('DELETE', `/api/v1/team/members/${member.id}`, { token: owner.token })).status).toBe(204);
 
+    // Password resets (no SMTP_URL here: the token is answered, and "forgot password" is 404).
+    const forgetful = await account.addUser('DEVELOPER');
+    const reset = await call('POST', `/api/v1/team/members/${forgetful.id}/password-reset`, { token: owner.token });
+    expect(reset.status).toBe(201);
+    expect((await call('POST', `/api/v1/team/members/${randomUUID()}/password-reset`, { token: owner.token })).status).toBe(404);
+    const resetBody = (newPassword: string) => ({ body: { token: reset.body!.token, newPassword } });
+    expect((await call('POST', '/api/v1/auth/password-reset/accept', resetBody('short'))).status).toBe(400);
+    expect((await call('POST', '/api/v1/auth/password-reset/accept', resetBody('a brand new developer passphrase'))).status).toBe(200);
+    expect((await call('POST', '/api/v1/auth/password-reset/accept', resetBody('a brand new developer passphrase'))).status).toBe(401);
+    expect((await call('POST', '/api/v1/auth/password-reset/request', { body: { email: 'someone@example.com' } })).status).toBe(404);
+
     // API keys.
     expect((await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: '' } })).status).toBe(400);
     const created = await call('POST', '/api/v1/api-keys', {

@@ -30,6 +30,7 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['POST',   '/api/v1/team/invitations',              '✓',  '✓',  '',   ''],
   ['PATCH',  '/api/v1/team/members/:userId',          '✓',  '✓',  '',   ''],
   ['DELETE', '/api/v1/team/members/:userId',          '✓',  '✓',  '',   ''],
+  ['POST',   '/api/v1/team/members/:userId/password-reset', '✓', '✓', '', ''],
   ['GET',    '/api/v1/team/invitations',              '✓',  '✓',  '',   ''],
   ['DELETE', '/api/v1/team/invitations/:id',          '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/analytics/usage',               '✓',  '✓',  '✓',  '✓'],
@@ -132,6 +133,14 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
         return { caller, url: row.path, body: { email: `invitee-${randomUUID()}@example.com`, role: 'ANALYST' } };
       case 'PATCH /api/v1/team/members/:userId':
         return { caller, ...(await memberRoute({ role: 'DEVELOPER' })) };
+      case 'POST /api/v1/team/members/:userId/password-reset': {
+        const target = await account.addUser('DEVELOPER');
+        return {
+          caller,
+          url: `/api/v1/team/members/${target.id}/password-reset`,
+          unchanged: async () => expect(await t.prisma.passwordReset.count({ where: { userId: target.id } })).toBe(0),
+        };
+      }
       case 'DELETE /api/v1/team/members/:userId':
         return { caller, ...(await memberRoute()) };
       case 'DELETE /api/v1/team/invitations/:id': {

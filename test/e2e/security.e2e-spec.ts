@@ -3,7 +3,12 @@ import { DocumentedRoute, documentedRoutes } from './shared/routes';
 import { runSecuritySuite } from './shared/security-suite';
 
 /** Public routes of the OpenAPI document: limited per client IP, nothing to refuse. */
-const PUBLIC = ['POST /api/v1/auth/login', 'POST /api/v1/auth/invitations/accept'];
+const PUBLIC = [
+  'POST /api/v1/auth/login',
+  'POST /api/v1/auth/invitations/accept',
+  'POST /api/v1/auth/password-reset/request',
+  'POST /api/v1/auth/password-reset/accept',
+];
 
 /**
  * Every other route of the OpenAPI document, each run through the security suite as its own test.
@@ -25,6 +30,7 @@ const PROTECTED = [
   'DELETE /api/v1/team/invitations/{id}',
   'PATCH /api/v1/team/members/{userId}',
   'DELETE /api/v1/team/members/{userId}',
+  'POST /api/v1/team/members/{userId}/password-reset',
   'GET /api/v1/api-keys',
   'POST /api/v1/api-keys',
   'GET /api/v1/api-keys/{id}',

@@ -50,6 +50,7 @@ describe('team: invitations, roles, removal; password and me', () => {
         role: 'DEVELOPER',
         expiresAt: expect.any(String),
         token: expect.any(String),
+        emailed: false,
       });
       const inSevenDays = Date.now() + 7 * DAY_MS;
       expect(Math.abs(Date.parse(res.body.expiresAt) - inSevenDays)).toBeLessThan(10 * 60 * 1000);
@@ -133,7 +134,7 @@ describe('team: invitations, roles, removal; password and me', () => {
       for (const email of [admin.email, other.owner.email, other.owner.email.toUpperCase()]) {
         const res = await invite(account.owner, email, 'ANALYST');
         expect(res.status).toBe(201);
-        expect(Object.keys(res.body).sort()).toEqual(['email', 'expiresAt', 'id', 'role', 'token']);
+        expect(Object.keys(res.body).sort()).toEqual(['email', 'emailed', 'expiresAt', 'id', 'role', 'token']);
         expectError(await accept(res.body.token, NEW_PASSWORD), 409, 'conflict');
       }
       expect(await roleInDb(admin.id)).toBe('ADMIN');

@@ -61,3 +61,48 @@ export class AcceptInvitationDto {
   @Length(1, 256)
   readonly password!: string;
 }
+
+export class PasswordResetIssuedDto {
+  @ApiProperty({
+    description:
+      'One-time token for POST /api/v1/auth/password-reset/accept, shown this once: pass it on. Null when it was e-mailed (SMTP_URL).',
+    type: String,
+    nullable: true,
+  })
+  readonly token!: string | null;
+
+  @ApiProperty({ description: 'Whether the member was e-mailed a link instead.' })
+  readonly emailed!: boolean;
+
+  @ApiProperty({ description: 'After this the token no longer works (1 h).', type: String, format: 'date-time' })
+  readonly expiresAt!: string;
+}
+
+export class PasswordResetRequestDto {
+  @ApiProperty({ description: 'The account’s email address.', example: 'dev@example.com', maxLength: 254 })
+  @IsString()
+  @Length(1, 254)
+  readonly email!: string;
+}
+
+export class AcceptedDto {
+  @ApiProperty({ description: 'Always the same, whatever the email: if it has a user, a link is on its way.', example: 'accepted' })
+  readonly status!: 'accepted';
+}
+
+export class AcceptPasswordResetDto {
+  @ApiProperty({ description: 'The one-time reset token.', maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  readonly token!: string;
+
+  @ApiProperty({
+    description: 'The new password: 12 to 256 characters, not the email address.',
+    minLength: 12,
+    maxLength: 256,
+    format: 'password',
+  })
+  @IsString()
+  @Length(1, 256)
+  readonly newPassword!: string;
+}

@@ -48,9 +48,14 @@ export class InvitationDto {
 
   @ApiProperty({
     description:
-      'One-time token for POST /api/v1/auth/invitations/accept. Shown this once: send it to the invitee. A new invitation of the same email replaces a pending one.',
+      'One-time token for POST /api/v1/auth/invitations/accept. Shown this once: send it to the invitee. Null when it was e-mailed (SMTP_URL). A new invitation of the same email replaces a pending one.',
+    type: String,
+    nullable: true,
   })
-  readonly token!: string;
+  readonly token!: string | null;
+
+  @ApiProperty({ description: 'Whether the invitee was e-mailed a link instead.' })
+  readonly emailed!: boolean;
 }
 
 export class ChangeRoleDto {

@@ -1,0 +1,117 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import { CacheInvalidation } from '../cache/invalidation.service';
+import { AppError } from '../common/errors/app-error';
+import { Mailer } from '../mail/mailer';
+import { PrismaService } from '../prisma/prisma.service';
+import { normalizeEmail } from './auth.service';
+import { CHALLENGE } from './challenges';
+import type { Actor } from './current-principal.decorator';
+import { PasswordResetIssuedDto, TokenResponseDto } from './dto/login.dto';
+import { hashPassword, passwordProblems } from './passwords';
+import { TokenService } from './token.service';
+
+export const RESET_TTL_MS = 3600_000;
+
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/**
+ * Password resets (docs/API.md, "Password resets"): a one-time token (1 h) issued by an OWNER or
+ * ADMIN for a member, or e-mailed to a user who forgot (SMTP_URL); using it sets the password and
+ * ends every earlier token of the user. A new reset ends the user's older ones.
+ */
+@Injectable()
+export class PasswordResetService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly tokens: TokenService,
+    private readonly invalidation: CacheInvalidation,
+    private readonly audit: AuditService,
+    private readonly mailer: Mailer,
+  ) {}
+
+  /** For a member of the actor's account; an ADMIN not for an OWNER. E-mailed when SMTP_URL is set. */
+  async issueFor(actor: Actor, userId: string): Promise<PasswordResetIssuedDto> {
+    const member = await this.prisma.user.findFirst({ where: { id: userId, accountId: actor.accountId } });
+    if (member === null) throw new AppError('not_found', 'No such member.');
+    if (member.role === 'OWNER' && actor.role !== 'OWNER') {
+      throw new AppError('insufficient_permissions', 'Only an OWNER may reset an OWNER’s password.');
+    }
+    const { token, expiresAt } = await this.create(member.id, actor.userId);
+    await this.audit.recordBy(actor, 'team.password_reset_issued', { type: 'user', id: member.id }, { emailed: this.mailer.enabled });
+    if (!this.mailer.enabled) return { token, emailed: false, expiresAt: expiresAt.toISOString() };
+    this.mailer.sendLater(
+      resetMail(member.email, this.mailer.link('/reset-password', token), 'An administrator of your Gatehouse account'),
+      'a reset link',
+    );
+    return { token: null, emailed: true, expiresAt: expiresAt.toISOString() };
+  }
+
+  /**
+   * "Forgot password" (only with SMTP_URL): answered at once and alike for every email; the look-up
+   * and the e-mail happen after the answer, so its time says nothing either.
+   */
+  request(rawEmail: string): void {
+    if (!this.mailer.enabled) throw new AppError('not_found', 'Password reset by e-mail is not enabled (SMTP_URL).');
+    const email = normalizeEmail(rawEmail);
+    setImmediate(
+      () =>
+        void (async () => {
+          const user = await this.prisma.user.findUnique({ where: { email } });
+          if (user === null) return;
+          const { token } = await this.create(user.id, null);
+          await this.mailer.send(resetMail(user.email, this.mailer.link('/reset-password', token), 'Someone (we hope you)'));
+        })().catch(() => undefined), // a failure must not differ from an unknown email; the mailer logs nothing of it
+    );
+  }
+
+  /** Sets the password once per token; every earlier token (JWT) of the user and every other reset of theirs dies. */
+  async accept(token: string, newPassword: string, requestId: string): Promise<TokenResponseDto> {
+    const refused = () =>
+      new AppError('invalid_credentials', 'The reset token is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
+    const reset = await this.prisma.passwordReset.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
+    if (reset === null || reset.usedAt !== null || reset.expiresAt <= new Date()) throw refused();
+    const problems = passwordProblems(newPassword, reset.user.email, 'newPassword');
+    if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);
+    const passwordHash = await hashPassword(newPassword);
+    const user = await this.prisma.$transaction(async (tx) => {
+      const now = new Date();
+      const claimed = await tx.passwordReset.updateMany({
+        where: { id: reset.id, usedAt: null, expiresAt: { gt: now } },
+        data: { usedAt: now },
+      });
+      if (claimed.count === 0) throw refused();
+      await tx.passwordReset.updateMany({ where: { userId: reset.userId, usedAt: null }, data: { usedAt: now } });
+      return tx.user.update({ where: { id: reset.userId }, data: { passwordHash, tokenVersion: { increment: 1 } } });
+    });
+    this.invalidation.invalidate('user', user.id);
+    await this.audit.record({
+      accountId: user.accountId,
+      action: 'auth.password_reset',
+      actorId: user.id,
+      actorEmail: user.email,
+      requestId,
+      target: { type: 'user', id: user.id },
+    });
+    return this.tokens.issue(user);
+  }
+
+  private async create(userId: string, issuedById: string | null): Promise<{ token: string; expiresAt: Date }> {
+    const token = `ghr_${randomBytes(32).toString('base64url')}`;
+    const expiresAt = new Date(Date.now() + RESET_TTL_MS);
+    await this.prisma.$transaction([
+      this.prisma.passwordReset.updateMany({ where: { userId, usedAt: null }, data: { usedAt: new Date() } }),
+      this.prisma.passwordReset.create({ data: { userId, tokenHash: hashToken(token), issuedById, expiresAt } }),
+    ]);
+    return { token, expiresAt };
+  }
+}
+
+function resetMail(to: string, link: string, who: string) {
+  return {
+    to,
+    subject: 'Reset your Gatehouse password',
+    text: `${who} asked to reset the password of your Gatehouse account ${to}.\n\nSet a new one here (the link works once, for an hour):\n${link}\n\nIf you did not expect this, ignore this message: your password stays as it is.\n`,
+  };
+}
