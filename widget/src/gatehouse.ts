@@ -65,10 +65,25 @@ function installStyles(): void {
   }
 }
 
+/**
+ * ALTCHA splits the search between several workers and, once one finds the number, posts the
+ * others an abort message. In Chromium that message waits behind the worker's own loop of
+ * crypto.subtle.digest calls until its whole share is searched, so every solve lasted as long as
+ * searching half the range on two cores, wherever the number was. Terminating the worker instead,
+ * and answering for it what an aborted worker answers (null), ends the search when it is found.
+ */
+class PromptlyAbortedWorker extends Worker {
+  override postMessage(message: unknown, options?: StructuredSerializeOptions | Transferable[]): void {
+    if ((message as { type?: unknown } | null)?.type !== 'abort') return super.postMessage(message, options as StructuredSerializeOptions);
+    this.terminate();
+    this.dispatchEvent(new MessageEvent('message', { data: null }));
+  }
+}
+
 /** ALTCHA's own worker script, started from one blob: URL (CSP: worker-src blob:). */
 function installWorker(): void {
   const url = URL.createObjectURL(new Blob([altchaWorker], { type: 'text/javascript' }));
-  globalThis.altchaCreateWorker = () => new Worker(url);
+  globalThis.altchaCreateWorker = () => new PromptlyAbortedWorker(url);
 }
 
 /** The error code of an API error body (`{error: "code"}`, or `{error: {code}}`), if it has one. */
