@@ -33,7 +33,7 @@ const customerCsp = (api: string) =>
   ].join('; ');
 
 /** A customer's sign-up page: the documented snippet (one script tag, one element with data-key in the form). */
-const signupPage = (api: string, widgetKey: string) => `<!doctype html>
+const signupPage = (api: string, widgetKey: string, auto = '') => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Sign up</title>
 <link rel="stylesheet" href="/site.css">
 <script src="/recorder.js"></script>
@@ -41,7 +41,7 @@ const signupPage = (api: string, widgetKey: string) => `<!doctype html>
 </head><body><h1>Sign up</h1>
 <form action="/signup" method="post">
   <label>Email <input type="email" name="email" required></label>
-  <div class="gatehouse-widget" data-key="${widgetKey}"></div>
+  <div class="gatehouse-widget" data-key="${widgetKey}"${auto && ` data-auto="${auto}"`}></div>
   <button>Create account</button>
 </form></body></html>`;
 
@@ -150,6 +150,7 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
         res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, ...headers }).end(body);
       const html = (body: string) => send(200, 'text/html', body, { 'Content-Security-Policy': customerCsp(api) });
       if (req.method === 'GET' && req.url === '/') return html(signupPage(api, widgetKey));
+      if (req.method === 'GET' && req.url === '/on-submit') return html(signupPage(api, widgetKey, 'onsubmit'));
       if (req.method === 'GET' && req.url === '/skipper') return html(skipperPage(api, widgetKey));
       if (req.method === 'GET' && req.url === '/app') return html(spaPage(api, widgetKey));
       if (req.method === 'GET' && req.url === '/spa.js') return send(200, 'text/javascript', SPA);
@@ -323,6 +324,24 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
         });
         expect(await page.locator('input[name="bot-check"]').inputValue()).toBe(events[0].detail.nonce);
         expect(cspViolations).toEqual([]);
+        expect(pageErrors).toEqual([]);
+      });
+    },
+    SOLVE_TIMEOUT + 30_000,
+  );
+
+  it(
+    'with data-auto="onsubmit" solves when the form is sent, and sends it once the nonce is in',
+    async () => {
+      await withPage('widget-browser-on-submit.png', async (page, pageErrors) => {
+        await page.goto(`${allowedSite}/on-submit`);
+        await page.getByLabel('Email').fill('visitor@example.com');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await page.locator('#answer').waitFor({ timeout: SOLVE_TIMEOUT });
+        expect(JSON.parse(await page.locator('#answer').innerText())).toEqual({
+          fields: ['email', 'gatehouse-nonce'],
+          verdict: { valid: true, issuedAt: expect.any(String), hostname: 'localhost' },
+        });
         expect(pageErrors).toEqual([]);
       });
     },
