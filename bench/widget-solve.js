@@ -10,7 +10,8 @@
 // the challenge's maxnumber and the number found. Prints median and p90 of each; docs/PERFORMANCE.md,
 // "Widget solve time", records them.
 //
-// Options: --solves N (default 20), --no-build (use the dist/ already built). The browser is not
+// Options: --solves N (default 20), --maxnumber N (the keys' own difficulty instead of the plan's
+// default), --no-build (use the dist/ already built). The browser is not
 // pinned to a core: a visitor's machine gives the widget all of its cores (ALTCHA starts one worker
 // per navigator.hardwareConcurrency). The server runs on core 0 as in bench/run.js.
 const { execFileSync } = require('node:child_process');
@@ -25,6 +26,7 @@ const arg = (name, fallback) => {
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const SOLVES = arg('--solves', 20);
+const MAXNUMBER = arg('--maxnumber', null); // null: the plan's default
 const BUILD = !process.argv.includes('--no-build');
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 // test/utils/browser.ts launches it so.
@@ -87,7 +89,7 @@ async function main() {
     for (let i = 0; i < SOLVES; i++) {
       const created = await L.expect(
         L.request('POST', app.port, '/api/v1/api-keys', {
-          body: { name: `widget-bench-${i}`, scopes: ['widget'], allowedOrigins: [origin] },
+          body: { name: `widget-bench-${i}`, scopes: ['widget'], allowedOrigins: [origin], challengeMaxNumber: MAXNUMBER },
           headers: auth,
         }),
         201,
