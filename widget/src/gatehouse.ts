@@ -4,7 +4,7 @@
  * challenge in its own workers, exchanges the solution for a single-use nonce and puts the nonce in
  * the element's form.
  *
- * Built by `npm run build:widget` (widget/vite.config.ts) into dist/widget/gatehouse.js and served
+ * Built by `npm run build:widget` (widget/vite.config.mts) into dist/widget/gatehouse.js and served
  * at /widget/v1/gatehouse.js. The API is found from this script's own URL.
  *
  * Nothing here solves anything: ALTCHA's external build is the widget and its worker.js the solver.
@@ -69,7 +69,7 @@ function installStyles(): void {
  * ALTCHA splits the search between several workers and, once one finds the number, posts the
  * others an abort message. In Chromium that message waits behind the worker's own loop of
  * crypto.subtle.digest calls until its whole share is searched, so every solve lasted as long as
- * searching half the range on two cores, wherever the number was. Terminating the worker instead,
+ * the slowest share, wherever the number was. Terminating the worker instead,
  * and answering for it what an aborted worker answers (null), ends the search when it is found.
  */
 class PromptlyAbortedWorker extends Worker {
@@ -86,14 +86,10 @@ function installWorker(): void {
   globalThis.altchaCreateWorker = () => new PromptlyAbortedWorker(url);
 }
 
-/** The error code of an API error body (`{error: "code"}`, or `{error: {code}}`), if it has one. */
+/** The error code of an API error body (`{statusCode, error, message, requestId}`, docs/API.md "Errors"), if it is one. */
 function errorCodeOf(body: unknown): string | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const error = (body as { error?: unknown }).error;
-  if (typeof error === 'string') return error;
-  if (typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string')
-    return (error as { code: string }).code;
-  return undefined;
+  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  return typeof error === 'string' ? error : undefined;
 }
 
 const readJson = (res: Response): Promise<unknown> => res.json().catch(() => undefined);
