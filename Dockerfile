@@ -5,6 +5,7 @@ COPY package.json package-lock.json prisma.config.ts tsconfig.json tsconfig.buil
 COPY prisma ./prisma
 RUN npm ci --no-audit --no-fund
 COPY src ./src
+COPY widget ./widget
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

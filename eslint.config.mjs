@@ -15,6 +15,11 @@ export default tseslint.config(
     },
   },
   {
+    // The embeddable widget runs in customers' pages (widget/vite.config.mts bundles it).
+    files: ['widget/src/**/*.ts'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
     // bench/ and scripts are plain CommonJS; some unit tests require() a module inside a fake clock.
     files: ['**/*.js', '**/*.cjs', 'src/**/*.spec.ts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },

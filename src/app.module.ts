@@ -21,6 +21,7 @@ import { TeamModule } from './team/team.module';
 import { UsageModule } from './usage/usage.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WidgetModule } from './widget/widget.module';
+import { WidgetScriptModule } from './widget-script/widget-script.module';
 
 @Module({})
 export class AppModule {
@@ -41,6 +42,7 @@ export class AppModule {
         TeamModule,
         ApiKeysModule,
         WidgetModule,
+        WidgetScriptModule,
         NoncesModule,
         UsageModule,
         PublicApiModule,

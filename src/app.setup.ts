@@ -46,7 +46,7 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
 
 /** Everything main.ts and the e2e tests share: the app they run is the same app. */
 export async function configureApp(app: NestFastifyApplication): Promise<NestFastifyApplication> {
-  app.setGlobalPrefix(API_PREFIX, { exclude: ['health', 'health/live', 'health/ready'] });
+  app.setGlobalPrefix(API_PREFIX, { exclude: ['health', 'health/live', 'health/ready', 'widget/v1/gatehouse.js'] });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const config = app.get<AppConfig>(APP_CONFIG);
