@@ -3,6 +3,13 @@ import { PlansModule } from '../plans/plans.module';
 import { AccountsController } from './accounts.controller';
 import { AccountsService } from './accounts.service';
 import { BootstrapOwner } from './bootstrap-owner';
+import { SignupController } from './signup.controller';
+import { SignupService } from './signup.service';
+import { WidgetModule } from '../widget/widget.module';
 
-@Module({ imports: [PlansModule], controllers: [AccountsController], providers: [AccountsService, BootstrapOwner] })
+@Module({
+  imports: [PlansModule, WidgetModule],
+  controllers: [AccountsController, SignupController],
+  providers: [AccountsService, BootstrapOwner, SignupService],
+})
 export class AccountsModule {}

@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'team.password_reset_issued',
   'team.role_changed',
   'team.member_removed',
+  'account.created',
   'account.updated',
   'account.plan_changed',
 ] as const;

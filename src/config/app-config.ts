@@ -103,6 +103,9 @@ class EnvironmentVariables {
   @Matches(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL such as https://gatehouse.example.com' })
   PUBLIC_URL?: string;
 
+  @IsIn(['open', 'closed'])
+  SIGNUP: string = 'closed';
+
   @IsIn(['on', 'off'])
   USAGE_RECORDING: string = 'on';
 
@@ -148,6 +151,8 @@ export interface AppConfig {
     /** Links in e-mails start with it (no trailing slash). */
     readonly publicUrl: string;
   };
+  /** Whether anyone may create an account (POST /api/v1/auth/signup); closed: 404. */
+  readonly signupOpen: boolean;
   readonly bootstrapOwner?: { readonly email: string; readonly password: string };
   /** How often counted requests are written for analytics. */
   readonly usageFlushIntervalMs: number;
@@ -232,6 +237,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     jwt: { secret: env.JWT_SECRET, expiresIn: env.JWT_EXPIRES_IN, issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE },
     widget: { secrets: widgetSecrets },
+    signupOpen: env.SIGNUP === 'open',
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '') },
     bootstrapOwner:
       env.BOOTSTRAP_OWNER_EMAIL !== undefined && env.BOOTSTRAP_OWNER_PASSWORD !== undefined

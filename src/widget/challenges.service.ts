@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createChallenge, extractParams, verifySolution } from 'altcha-lib/v1';
 import type { ApiKeyPrincipal } from '../auth/principal';
 import { AppError } from '../common/errors/app-error';
@@ -9,12 +9,16 @@ import { normalizeOrigin } from '../cors/origins';
 import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
 import { NoncesService } from '../nonces/nonces.service';
 import { PlanLimitsService } from '../plans/plan-limits.service';
+import { isUniqueViolation } from '../prisma/database-errors';
+import { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from '../usage/usage.recorder';
 import { ChallengeDto } from './dto/challenge.dto';
 import { SurgeMeter } from './surge';
 
 /** How long a challenge may be solved and redeemed. */
 export const CHALLENGE_TTL_MS = 300_000;
+/** Difficulty of Gatehouse's own sign-up challenge (as the free plan's widget). */
+export const SIGNUP_MAX_NUMBER = 100_000;
 
 const CHALLENGE_FAILED = 'challenge_failed';
 
@@ -60,8 +64,9 @@ function parsePayload(altcha: string): AltchaPayload | undefined {
  * exchanged for at most one nonce.
  */
 @Injectable()
-export class ChallengesService {
+export class ChallengesService implements OnModuleInit, OnModuleDestroy {
   private readonly secrets: readonly string[];
+  private janitor?: NodeJS.Timeout;
   /** Challenges per key, and per visitor (key + client IP): either surging raises the difficulty. */
   private readonly keySurge = new SurgeMeter({ floorPerMinute: 10, max: 50_000 });
   private readonly visitorSurge = new SurgeMeter({ floorPerMinute: 3, max: 100_000 });
@@ -71,6 +76,7 @@ export class ChallengesService {
     private readonly plans: PlanLimitsService,
     private readonly nonces: NoncesService,
     private readonly usage: UsageRecorder,
+    private readonly prisma: PrismaService,
   ) {
     this.secrets = resolveWidgetSecrets(config);
   }
@@ -109,6 +115,55 @@ export class ChallengesService {
     }
     this.usage.event(key, 'challenge_solved');
     return issued;
+  }
+
+  /**
+   * A challenge for Gatehouse's own sign-up form: bound to the purpose `signup` instead of a key, at
+   * SIGNUP_MAX_NUMBER, raised like a visitor's under a surge from one client IP.
+   */
+  async issueForSignup(visitorIp: string): Promise<ChallengeDto> {
+    const maxnumber = SIGNUP_MAX_NUMBER * 2 ** this.visitorSurge.hit(`signup|${visitorIp}`);
+    const challenge = await createChallenge({
+      algorithm: 'SHA-256',
+      hmacKey: this.secrets[0],
+      maxnumber,
+      expires: new Date(Date.now() + CHALLENGE_TTL_MS),
+      params: { purpose: 'signup' },
+    });
+    return { ...challenge, algorithm: 'SHA-256', maxnumber };
+  }
+
+  /**
+   * A correct, unexpired solution of a sign-up challenge, spent here: the same solution again, on
+   * any instance, is refused (SpentChallenge's primary key). Anything else is 422 challenge_failed.
+   */
+  async spendSignupSolution(altcha: string): Promise<void> {
+    const payload = parsePayload(altcha);
+    if (payload === undefined || extractParams(payload).purpose !== 'signup' || !(await this.verify(payload))) {
+      throw new AppError(CHALLENGE_FAILED);
+    }
+    try {
+      await this.prisma.spentChallenge.create({
+        data: { hash: createHash('sha256').update(payload.signature).digest('hex'), expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS) },
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError(CHALLENGE_FAILED, 'This solution was already used; solve a new challenge.');
+      throw err;
+    }
+  }
+
+  /** Spent sign-up challenges past their expiry refuse themselves: their rows go. */
+  purgeSpent(now = new Date()): Promise<{ count: number }> {
+    return this.prisma.spentChallenge.deleteMany({ where: { expiresAt: { lt: now } } });
+  }
+
+  onModuleInit(): void {
+    this.janitor = setInterval(() => void this.purgeSpent().catch(() => undefined), 600_000);
+    this.janitor.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.janitor);
   }
 
   /** Signed by one of our secrets (the first signs; the others were, before a rotation), solved, unexpired. */

@@ -4,5 +4,10 @@ import { PlansModule } from '../plans/plans.module';
 import { ChallengesService } from './challenges.service';
 import { WidgetController } from './widget.controller';
 
-@Module({ imports: [PlansModule, NoncesModule], controllers: [WidgetController], providers: [ChallengesService] })
+@Module({
+  imports: [PlansModule, NoncesModule],
+  controllers: [WidgetController],
+  providers: [ChallengesService],
+  exports: [ChallengesService],
+})
 export class WidgetModule {}

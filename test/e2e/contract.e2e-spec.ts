@@ -158,6 +158,13 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('PATCH', `/api/v1/team/members/${owner.id}`, { token: owner.token, body: { role: 'ADMIN' } })).status).toBe(409);
     expect((await call('DELETE', `/api/v1/team/members/${member.id}`, { token: owner.token })).status).toBe(204);
 
+    // Sign-up is closed here (the default): both routes are 404.
+    expect((await call('GET', '/api/v1/auth/signup/challenge')).status).toBe(404);
+    expect(
+      (await call('POST', '/api/v1/auth/signup', { body: { email: 'a@example.com', password: 'x', accountName: 'A', altcha: 'x' } }))
+        .status,
+    ).toBe(404);
+
     // Password resets (no SMTP_URL here: the token is answered, and "forgot password" is 404).
     const forgetful = await account.addUser('DEVELOPER');
     const reset = await call('POST', `/api/v1/team/members/${forgetful.id}/password-reset`, { token: owner.token });

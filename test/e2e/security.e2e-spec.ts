@@ -8,6 +8,8 @@ const PUBLIC = [
   'POST /api/v1/auth/invitations/accept',
   'POST /api/v1/auth/password-reset/request',
   'POST /api/v1/auth/password-reset/accept',
+  'GET /api/v1/auth/signup/challenge',
+  'POST /api/v1/auth/signup',
 ];
 
 /**

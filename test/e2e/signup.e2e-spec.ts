@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { solveChallenge } from 'altcha-lib/v1';
+import { expectError, expectRateLimitHeaders, startApp, TestApp } from '../utils/test-app';
+import { altchaPayload, solvedAltcha } from '../utils/widget';
+
+const PASSWORD = 'a long founder passphrase';
+
+describe('sign-up', () => {
+  describe('closed (the default)', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startApp();
+    }, 60_000);
+    afterAll(() => t.close());
+
+    it('answers 404 on both routes, before reading the body', async () => {
+      expectError(await t.http.get('/api/v1/auth/signup/challenge'), 404, 'not_found');
+      const res = await t.http.post('/api/v1/auth/signup').send({ nonsense: true });
+      expectError(res, 404, 'not_found');
+      expectRateLimitHeaders(res);
+    });
+  });
+
+  describe('open (SIGNUP=open)', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startApp({ SIGNUP: 'open', TRUST_PROXY: '127.0.0.1,::1,::ffff:127.0.0.1' });
+    }, 60_000);
+    afterAll(() => t.close());
+
+    /** What the sign-up page does: a challenge solved with altcha-lib (the default difficulty, as a browser would). */
+    const solved = async (visitor = `198.51.100.${Math.floor(Math.random() * 200) + 1}`) => {
+      const res = await t.http.get('/api/v1/auth/signup/challenge').set('X-Forwarded-For', visitor).expect(200);
+      expect(res.body.salt).toContain('purpose=signup');
+      const s = await solveChallenge(res.body.challenge, res.body.salt, res.body.algorithm, res.body.maxnumber).promise;
+      return altchaPayload(res.body, s!.number);
+    };
+    const signup = (body: Record<string, unknown>) => t.http.post('/api/v1/auth/signup').send(body);
+    const freshEmail = () => `founder-${randomUUID()}@example.com`;
+
+    it('creates an account on the free plan and its OWNER, who then signs in', async () => {
+      const email = freshEmail();
+      const res = await signup({ email, password: PASSWORD, accountName: 'Acme', altcha: await solved() });
+      expect(res.status).toBe(202);
+      expectRateLimitHeaders(res);
+      expect(res.body).toEqual({ status: 'accepted' });
+      const login = await t.http.post('/api/v1/auth/login').send({ email, password: PASSWORD }).expect(200);
+      const me = await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${login.body.token}`).expect(200);
+      expect(me.body).toMatchObject({ email, role: 'OWNER', account: { name: 'Acme' }, plan: { id: 'free' } });
+      const audit = await t.http
+        .get('/api/v1/audit-log')
+        .query({ action: 'account.created' })
+        .set('Authorization', `Bearer ${login.body.token}`);
+      expect(audit.body.data).toHaveLength(1);
+    });
+
+    it('answers the same whether or not the email is taken, and changes nothing for a taken one', async () => {
+      const email = freshEmail();
+      const first = await signup({ email, password: PASSWORD, accountName: 'First', altcha: await solved() });
+      const again = await signup({
+        email: email.toUpperCase(),
+        password: 'another long passphrase',
+        accountName: 'Second',
+        altcha: await solved(),
+      });
+      expect({ status: again.status, body: again.body }).toEqual({ status: first.status, body: first.body });
+      expect(await t.prisma.account.count({ where: { name: 'Second' } })).toBe(0);
+      await t.http.post('/api/v1/auth/login').send({ email, password: PASSWORD }).expect(200);
+    });
+
+    it('makes exactly one account of duplicate sign-ups racing on one email', async () => {
+      const email = freshEmail();
+      const solutions = await Promise.all(Array.from({ length: 5 }, () => solved()));
+      const answers = await Promise.all(
+        solutions.map((altcha, i) => signup({ email, password: PASSWORD, accountName: `Racer ${i}`, altcha })),
+      );
+      expect(answers.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
+      expect(await t.prisma.user.count({ where: { email } })).toBe(1);
+      expect(await t.prisma.account.count({ where: { name: { startsWith: 'Racer ' } } })).toBe(1);
+    });
+
+    it('needs a solved challenge, once: none, a wrong one, a widget key’s one or a reused one is refused and creates nothing', async () => {
+      const { createAccount } = await import('../utils/test-app');
+      const widgetKey = (await (await createAccount(t)).createKey({ scopes: ['widget'] })).key;
+      const email = freshEmail();
+      const body = { email, password: PASSWORD, accountName: 'Bot Inc.' };
+      expectError(await signup(body), 400, 'validation_failed');
+      expectError(await signup({ ...body, altcha: 'not a solution' }), 422, 'challenge_failed');
+      expectError(await signup({ ...body, altcha: await solvedAltcha(t, widgetKey) }), 422, 'challenge_failed');
+      const altcha = await solved();
+      expect((await signup({ ...body, email: freshEmail(), altcha })).status).toBe(202);
+      expectError(await signup({ ...body, altcha }), 422, 'challenge_failed'); // reused
+      expect(await t.prisma.user.count({ where: { email } })).toBe(0);
+    });
+
+    it('refuses bad input with 400 and creates nothing', async () => {
+      const altcha = await solved();
+      for (const bad of [
+        { email: 'not an email', password: PASSWORD, accountName: 'X', altcha },
+        { email: freshEmail(), password: 'short', accountName: 'X', altcha },
+        { email: freshEmail(), password: PASSWORD, accountName: '', altcha },
+      ]) {
+        expectError(await signup(bad), 400, 'validation_failed');
+      }
+    });
+  });
+});
