@@ -1,5 +1,5 @@
 import { Global, Inject, Injectable, Logger, Module, OnModuleDestroy } from '@nestjs/common';
-import { createTransport, Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 export interface Mail {
@@ -7,6 +7,9 @@ export interface Mail {
   readonly subject: string;
   readonly text: string;
 }
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const loadNodemailer = (): typeof import('nodemailer') => require('nodemailer');
 
 /**
  * E-mail through nodemailer when SMTP_URL is set (invitations, password resets). Nothing of a
@@ -19,7 +22,8 @@ export class Mailer implements OnModuleDestroy {
   readonly publicUrl: string;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.transport = config.mail.smtpUrl === undefined ? undefined : createTransport(config.mail.smtpUrl);
+    // Loaded only when mail goes out: the embedded default's footprint has no room for an unused library.
+    this.transport = config.mail.smtpUrl === undefined ? undefined : loadNodemailer().createTransport(config.mail.smtpUrl);
     this.publicUrl = config.mail.publicUrl;
   }
 
