@@ -6,9 +6,10 @@ import { BootstrapOwner } from './bootstrap-owner';
 import { SignupController } from './signup.controller';
 import { SignupService } from './signup.service';
 import { WidgetModule } from '../widget/widget.module';
+import { AuthModule } from '../auth/auth.module';
 
 @Module({
-  imports: [PlansModule, WidgetModule],
+  imports: [PlansModule, WidgetModule, AuthModule],
   controllers: [AccountsController, SignupController],
   providers: [AccountsService, BootstrapOwner, SignupService],
 })

@@ -37,6 +37,8 @@ export class AccountsService {
     email: string;
     password: string;
     plan?: string;
+    /** False: the OWNER cannot sign in before confirming the address (sign-up with e-mail on). */
+    emailConfirmed?: boolean;
   }): Promise<{ accountId: string; ownerId: string }> {
     const email = normalizeEmail(input.email);
     const problems = [
@@ -53,7 +55,14 @@ export class AccountsService {
         data: {
           name: input.name.trim(),
           planId: input.plan ?? 'free',
-          users: { create: { email, role: 'OWNER', passwordHash: await hashPassword(input.password) } },
+          users: {
+            create: {
+              email,
+              role: 'OWNER',
+              passwordHash: await hashPassword(input.password),
+              ...(input.emailConfirmed === false ? { emailConfirmedAt: null } : {}),
+            },
+          },
         },
         select: { id: true, users: { select: { id: true } } },
       });

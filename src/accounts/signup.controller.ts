@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
 import { Public } from '../auth/auth.decorators';
-import { AcceptedDto } from '../auth/dto/login.dto';
+import { AcceptedDto, TokenResponseDto } from '../auth/dto/login.dto';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Request } from '../common/request';
 import { ChallengeDto } from '../widget/dto/challenge.dto';
@@ -48,6 +48,13 @@ class SignupOpen implements CanActivate {
   }
 }
 
+export class ConfirmSignupDto {
+  @ApiProperty({ description: 'The token of the confirmation link (after #token=).', maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  readonly token!: string;
+}
+
 const CLOSED = { status: 404, type: ErrorResponseDto, description: 'not_found — sign-up is closed (SIGNUP=closed, the default)' };
 
 /** Sign-up, when the operator opened it (SIGNUP=open); protected by Gatehouse's own proof-of-work challenge. */
@@ -79,5 +86,16 @@ export class SignupController {
   @ApiResponse(CLOSED)
   create(@Body() dto: SignupDto, @Req() req: Request): Promise<AcceptedDto> {
     return this.signup.create(dto, req.id);
+  }
+
+  @Post('confirm')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Confirm the address of a sign-up (with SMTP_URL, from the e-mailed link); answers like login, once' })
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — the link is unknown, used or expired' })
+  @ApiResponse(CLOSED)
+  confirm(@Body() dto: ConfirmSignupDto, @Req() req: Request): Promise<TokenResponseDto> {
+    return this.signup.confirm(dto.token, req.id);
   }
 }

@@ -1,15 +1,26 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
-import { AcceptedDto } from '../auth/dto/login.dto';
+import { normalizeEmail } from '../auth/auth.service';
+import { CHALLENGE } from '../auth/challenges';
+import { AcceptedDto, TokenResponseDto } from '../auth/dto/login.dto';
+import { TokenService } from '../auth/token.service';
 import { AppError } from '../common/errors/app-error';
+import { Mailer } from '../mail/mailer';
+import { PrismaService } from '../prisma/prisma.service';
 import { ChallengesService } from '../widget/challenges.service';
 import { ChallengeDto } from '../widget/dto/challenge.dto';
 import { AccountsService } from './accounts.service';
 
+/** How long a sign-up confirmation link works. */
+export const CONFIRMATION_TTL_MS = 24 * 3600_000;
+
 /**
- * Sign-up (docs/API.md, "Sign-up"), open only with SIGNUP=open (SignupOpen): a solved challenge first (422
- * otherwise), then an account and its OWNER — or, when the email has a user, nothing, answered the
- * same way in the same time (the password is hashed either way).
+ * Sign-up (docs/API.md, "Sign-up"), open only with SIGNUP=open (SignupOpen): a solved challenge
+ * first (422 otherwise), then an account and its OWNER — or, when the email has a user, nothing,
+ * answered the same way in the same time (the password is hashed either way). With SMTP_URL the
+ * OWNER confirms the address by a link before the first sign-in, and the holder of a taken address
+ * is told by e-mail instead.
  */
 @Injectable()
 export class SignupService {
@@ -17,6 +28,9 @@ export class SignupService {
     private readonly challenges: ChallengesService,
     private readonly accounts: AccountsService,
     private readonly audit: AuditService,
+    private readonly mailer: Mailer,
+    private readonly tokens: TokenService,
+    private readonly prisma: PrismaService,
   ) {}
 
   challenge(ip: string): Promise<ChallengeDto> {
@@ -25,24 +39,87 @@ export class SignupService {
 
   async create(input: { email: string; password: string; accountName: string; altcha: string }, requestId: string): Promise<AcceptedDto> {
     await this.challenges.spendSignupSolution(input.altcha);
+    const email = normalizeEmail(input.email);
     try {
       const { accountId, ownerId } = await this.accounts.createWithOwner({
         name: input.accountName,
-        email: input.email,
+        email,
         password: input.password,
+        emailConfirmed: !this.mailer.enabled,
       });
       await this.audit.record({
         accountId,
         action: 'account.created',
         actorId: ownerId,
-        actorEmail: input.email.trim().toLowerCase(),
+        actorEmail: email,
         requestId,
         target: { type: 'account', id: accountId },
         details: { via: 'signup' },
       });
+      if (this.mailer.enabled)
+        this.mailer.sendLater(
+          confirmationMail(email, this.mailer.link('/confirm-email', this.confirmationToken(ownerId))),
+          'a confirmation link',
+        );
     } catch (err) {
-      if (!(err instanceof AppError && err.code === 'conflict')) throw err; // the email has a user: nothing said
+      if (!(err instanceof AppError && err.code === 'conflict')) throw err; // the email has a user: nothing said here
+      if (this.mailer.enabled) this.mailer.sendLater(takenMail(email, this.mailer.publicUrl), 'a sign-up notice');
     }
     return { status: 'accepted' };
   }
+
+  /** Confirms the address once and answers like login; a used, forged or expired link is 401. */
+  async confirm(token: string, requestId: string): Promise<TokenResponseDto> {
+    const refused = () =>
+      new AppError('invalid_credentials', 'The confirmation link is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
+    const userId = this.confirmedUserId(token);
+    if (userId === undefined) throw refused();
+    const confirmed = await this.prisma.user.updateMany({
+      where: { id: userId, emailConfirmedAt: null },
+      data: { emailConfirmedAt: new Date() },
+    });
+    if (confirmed.count === 0) throw refused();
+    const user = await this.prisma.user.findUniqueOrThrow({ where: { id: userId } });
+    await this.audit.record({
+      accountId: user.accountId,
+      action: 'auth.login',
+      actorId: user.id,
+      actorEmail: user.email,
+      requestId,
+      target: { type: 'user', id: user.id },
+      details: { via: 'email_confirmation' },
+    });
+    return this.tokens.issue(user);
+  }
+
+  /** `ghc_<user id>.<expiry>.<HMAC>`: signed with the JWT key, so no row is kept for it. */
+  private confirmationToken(userId: string): string {
+    const body = `${userId}.${Date.now() + CONFIRMATION_TTL_MS}`;
+    return `ghc_${body}.${this.mac(body)}`;
+  }
+
+  private confirmedUserId(token: string): string | undefined {
+    const match = /^ghc_([0-9a-f-]{36})\.(\d{13})\.([A-Za-z0-9_-]{43})$/.exec(token);
+    if (match === null) return undefined;
+    const [, userId, expires, mac] = match;
+    const expected = Buffer.from(this.mac(`${userId}.${expires}`));
+    if (!timingSafeEqual(Buffer.from(mac!), expected) || Number(expires) <= Date.now()) return undefined;
+    return userId;
+  }
+
+  private mac(body: string): string {
+    return createHmac('sha256', this.tokens.key).update(`email-confirmation:${body}`).digest('base64url');
+  }
 }
+
+const confirmationMail = (to: string, link: string) => ({
+  to,
+  subject: 'Confirm your Gatehouse sign-up',
+  text: `Welcome to Gatehouse. Confirm your address to sign in (the link works once, for 24 hours):\n${link}\n\nIf you did not sign up, ignore this message.\n`,
+});
+
+const takenMail = (to: string, publicUrl: string) => ({
+  to,
+  subject: 'Someone tried to sign up to Gatehouse with your address',
+  text: `Someone tried to create a Gatehouse account with ${to}, which already has one.\n\nIf it was you, sign in at ${publicUrl}/ — or reset your password there if you forgot it. Otherwise, ignore this message.\n`,
+});

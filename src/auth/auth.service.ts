@@ -34,7 +34,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     const { requestId, ip } = client;
     const email = normalizeEmail(rawEmail);
     await this.lockout.assertNotLocked(email, ip);
-    const select = { id: true, accountId: true, passwordHash: true, tokenVersion: true } as const;
+    const select = { id: true, accountId: true, passwordHash: true, tokenVersion: true, emailConfirmedAt: true } as const;
     const { user, verified } = await verifyLogin(() => this.prisma.user.findUnique({ where: { email }, select }), password);
     if (!verified || user === null) {
       await this.lockout.recordFailure(email, ip);
@@ -47,6 +47,12 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
           target: { type: 'user', id: user.id },
         });
       throw new AppError('invalid_credentials').withChallenge(CHALLENGE.bearer);
+    }
+    if (user.emailConfirmedAt === null) {
+      // Said only to whoever knows the password.
+      throw new AppError('invalid_credentials', 'Confirm your email address first: follow the link we e-mailed you.').withChallenge(
+        CHALLENGE.bearer,
+      );
     }
     await this.audit.record({
       accountId: user.accountId,

@@ -25,9 +25,15 @@ describe('plans and the account', () => {
     expectRateLimitHeaders(res);
     expect(res.body).toEqual({
       data: [
-        { id: 'free', name: expect.any(String), apiRequestsPerMinute: 60, managementRequestsPerMinute: 120 },
-        { id: 'pro', name: expect.any(String), apiRequestsPerMinute: 600, managementRequestsPerMinute: 600 },
-        { id: 'enterprise', name: expect.any(String), apiRequestsPerMinute: 6000, managementRequestsPerMinute: 1200 },
+        { id: 'free', name: expect.any(String), apiRequestsPerMinute: 60, managementRequestsPerMinute: 120, challengeMaxNumber: 100_000 },
+        { id: 'pro', name: expect.any(String), apiRequestsPerMinute: 600, managementRequestsPerMinute: 600, challengeMaxNumber: 100_000 },
+        {
+          id: 'enterprise',
+          name: expect.any(String),
+          apiRequestsPerMinute: 6000,
+          managementRequestsPerMinute: 1200,
+          challengeMaxNumber: 100_000,
+        },
       ],
     });
   });
@@ -43,7 +49,13 @@ describe('plans and the account', () => {
         expect.objectContaining({
           id: account.id,
           name,
-          plan: { id: 'free', name: expect.any(String), apiRequestsPerMinute: 60, managementRequestsPerMinute: 120 },
+          plan: {
+            id: 'free',
+            name: expect.any(String),
+            apiRequestsPerMinute: 60,
+            managementRequestsPerMinute: 120,
+            challengeMaxNumber: 100_000,
+          },
           createdAt: expect.any(String),
         }),
       );
@@ -125,6 +137,7 @@ describe('plans and the account', () => {
         name: expect.any(String),
         apiRequestsPerMinute: 600,
         managementRequestsPerMinute: 600,
+        challengeMaxNumber: 100_000,
       });
 
       expect((await putPlan(account.owner.token, { plan: 'enterprise' })).status).toBe(200);

@@ -10,6 +10,7 @@ const PUBLIC = [
   'POST /api/v1/auth/password-reset/accept',
   'GET /api/v1/auth/signup/challenge',
   'POST /api/v1/auth/signup',
+  'POST /api/v1/auth/signup/confirm',
 ];
 
 /**

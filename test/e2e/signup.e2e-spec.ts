@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { solveChallenge } from 'altcha-lib/v1';
 import { expectError, expectRateLimitHeaders, startApp, TestApp } from '../utils/test-app';
 import { altchaPayload, solvedAltcha } from '../utils/widget';
+import { eventually } from '../utils/eventually';
+import { Inbox, startInbox, tokenIn } from '../utils/smtp';
 
 const PASSWORD = 'a long founder passphrase';
 
@@ -102,6 +104,66 @@ describe('sign-up', () => {
       ]) {
         expectError(await signup(bad), 400, 'validation_failed');
       }
+    });
+  });
+
+  describe('open, with e-mail (SMTP_URL): the address is confirmed before the first sign-in', () => {
+    let inbox: Inbox;
+    let t: TestApp;
+    beforeAll(async () => {
+      inbox = await startInbox();
+      t = await startApp({ SIGNUP: 'open', SMTP_URL: inbox.url, PUBLIC_URL: 'https://gatehouse.example.com' });
+    }, 60_000);
+    afterAll(async () => {
+      await t.close();
+      await inbox.close();
+    });
+
+    const solved = async () => {
+      const res = await t.http.get('/api/v1/auth/signup/challenge').expect(200);
+      const s = await solveChallenge(res.body.challenge, res.body.salt, res.body.algorithm, res.body.maxnumber).promise;
+      return altchaPayload(res.body, s!.number);
+    };
+    const mailTo = async (to: string, subject: RegExp) => {
+      await eventually(async () =>
+        expect(inbox.messages.some((m) => JSON.stringify(m.to).includes(to) && subject.test(m.subject ?? ''))).toBe(true),
+      );
+      return inbox.messages.find((m) => JSON.stringify(m.to).includes(to) && subject.test(m.subject ?? ''))!;
+    };
+    const login = (email: string, password = PASSWORD) => t.http.post('/api/v1/auth/login').send({ email, password });
+
+    it('e-mails a confirmation link; sign-in waits for it; the link signs in once', async () => {
+      const email = `confirming-${randomUUID()}@example.com`;
+      const res = await t.http
+        .post('/api/v1/auth/signup')
+        .send({ email, password: PASSWORD, accountName: 'Mailed', altcha: await solved() });
+      expect(res.status).toBe(202);
+      const mail = await mailTo(email, /Confirm/);
+      expect(mail.text).toContain('https://gatehouse.example.com/confirm-email#token=');
+      expectError(await login(email), 401, 'invalid_credentials');
+      const confirmed = await t.http.post('/api/v1/auth/signup/confirm').send({ token: tokenIn(mail) });
+      expect(confirmed.status).toBe(200);
+      await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${confirmed.body.token}`).expect(200);
+      expectError(await t.http.post('/api/v1/auth/signup/confirm').send({ token: tokenIn(mail) }), 401, 'invalid_credentials');
+      expect((await login(email)).status).toBe(200);
+      const forged = tokenIn(mail).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+      expectError(await t.http.post('/api/v1/auth/signup/confirm').send({ token: forged }), 401, 'invalid_credentials');
+    });
+
+    it('tells the holder of a taken address by e-mail, and the one who signed up nothing', async () => {
+      const email = `taken-${randomUUID()}@example.com`;
+      await t.http
+        .post('/api/v1/auth/signup')
+        .send({ email, password: PASSWORD, accountName: 'Original', altcha: await solved() })
+        .expect(202);
+      const again = await t.http
+        .post('/api/v1/auth/signup')
+        .send({ email, password: 'another long passphrase', accountName: 'Copy', altcha: await solved() });
+      expect(again.status).toBe(202);
+      expect(again.body).toEqual({ status: 'accepted' });
+      const notice = await mailTo(email, /tried to sign up/);
+      expect(notice.text).not.toMatch(/#token=/);
+      expect(await t.prisma.account.count({ where: { name: 'Copy' } })).toBe(0);
     });
   });
 });

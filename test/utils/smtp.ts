@@ -31,7 +31,7 @@ export async function startInbox(): Promise<Inbox> {
 
 /** The token of a link `…#token=<token>` in a message's text. */
 export function tokenIn(mail: ParsedMail): string {
-  const match = /#token=([A-Za-z0-9_%-]+)/.exec(mail.text ?? '');
+  const match = /#token=([A-Za-z0-9_.%-]+)/.exec(mail.text ?? '');
   if (match === null) throw new Error(`no link with a token in: ${mail.text}`);
   return decodeURIComponent(match[1]!);
 }

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "User" ADD COLUMN     "emailConfirmedAt" TIMESTAMP(3) DEFAULT CURRENT_TIMESTAMP;
+
