@@ -33,9 +33,16 @@ export async function openDatabase(config: AppConfig): Promise<Database> {
   const wasmModule = await pgliteModule();
   if (wasmModule === undefined)
     new Logger('Database').warn('This PGlite build does not hold the expected built-in settings: running with its 128 MB buffer pool');
-  const pglite = new PGlite(dir, { wasmModule });
+  let pglite = new PGlite(dir, { wasmModule });
   const applied = await applyMigrations(pglite);
   if (applied.length > 0 && config.env !== 'test') new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
+  if (applied.length > 0 && dir !== IN_MEMORY) {
+    // WebAssembly memory only grows: the migrations' high-water mark (~50 MiB on a new database)
+    // would stay for the life of the process. A fresh instance on the migrated directory starts low.
+    await pglite.close();
+    pglite = new PGlite(dir, { wasmModule });
+    await pglite.waitReady;
+  }
   if (config.env === 'production')
     new Logger('Database').warn(`Embedded database in ${dir}: data and rate limits are local to this instance`);
   // $disconnect() leaves PGlite open, and an open PGlite keeps the process alive.
