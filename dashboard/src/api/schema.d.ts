@@ -696,13 +696,13 @@ export interface components {
             status: string;
         };
         AcceptPasswordResetDto: {
-            /** @description The one-time reset token. */
-            token: string;
             /**
              * Format: password
              * @description The new password: 12 to 256 characters, not the email address.
              */
             newPassword: string;
+            /** @description The one-time reset token. */
+            token: string;
         };
         ChangePasswordDto: {
             /**

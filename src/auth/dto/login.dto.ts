@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
 
 export class LoginDto {
@@ -90,19 +90,9 @@ export class AcceptedDto {
   readonly status!: 'accepted';
 }
 
-export class AcceptPasswordResetDto {
+export class AcceptPasswordResetDto extends PickType(ChangePasswordDto, ['newPassword'] as const) {
   @ApiProperty({ description: 'The one-time reset token.', maxLength: 200 })
   @IsString()
   @Length(1, 200)
   readonly token!: string;
-
-  @ApiProperty({
-    description: 'The new password: 12 to 256 characters, not the email address.',
-    minLength: 12,
-    maxLength: 256,
-    format: 'password',
-  })
-  @IsString()
-  @Length(1, 256)
-  readonly newPassword!: string;
 }

@@ -5,7 +5,8 @@ import { IsOmittable } from '../../common/validation';
 export const GROUP_BY = ['endpoint', 'apiKey', 'status', 'minute', 'hour', 'day'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
-export class UsageQuery {
+/** The range of an analytics query; its defaults and bounds depend on the grouping. */
+class RangeQuery {
   @ApiPropertyOptional({ description: 'Start (inclusive, ISO 8601). Default: `to` minus the grain’s default range.', format: 'date-time' })
   @IsOmittable()
   @IsISO8601({ strict: true })
@@ -15,7 +16,9 @@ export class UsageQuery {
   @IsOmittable()
   @IsISO8601({ strict: true })
   readonly to?: string;
+}
 
+export class UsageQuery extends RangeQuery {
   @ApiProperty({ description: 'How to group the counts. Longest range: minute 24 h, hour 31 days, others 366 days.', enum: GROUP_BY })
   @IsIn(GROUP_BY)
   readonly groupBy!: GroupBy;
@@ -43,13 +46,16 @@ export class UsageRowDto {
   readonly count!: number;
 }
 
-export class UsageReportDto {
+/** The range a report covers. */
+class RangeReportDto {
   @ApiProperty({ description: 'Start of the range (inclusive).', type: String, format: 'date-time' })
   readonly from!: string;
 
   @ApiProperty({ description: 'End of the range (exclusive).', type: String, format: 'date-time' })
   readonly to!: string;
+}
 
+export class UsageReportDto extends RangeReportDto {
   @ApiProperty({ description: 'The grouping used.', enum: GROUP_BY })
   readonly groupBy!: GroupBy;
 
@@ -60,17 +66,7 @@ export class UsageReportDto {
 export const WIDGET_GROUP_BY = ['minute', 'hour', 'day', 'apiKey'] as const;
 export type WidgetGroupBy = (typeof WIDGET_GROUP_BY)[number];
 
-export class WidgetStatsQuery {
-  @ApiPropertyOptional({ description: 'Start (inclusive, ISO 8601). Default: `to` minus the grain’s default range.', format: 'date-time' })
-  @IsOmittable()
-  @IsISO8601({ strict: true })
-  readonly from?: string;
-
-  @ApiPropertyOptional({ description: 'End (exclusive, ISO 8601). Default: now.', format: 'date-time' })
-  @IsOmittable()
-  @IsISO8601({ strict: true })
-  readonly to?: string;
-
+export class WidgetStatsQuery extends RangeQuery {
   @ApiProperty({
     description: 'How to group: by minute (at most 24 h), hour (31 days), day or widget key (366 days).',
     enum: WIDGET_GROUP_BY,
@@ -107,13 +103,7 @@ export class WidgetStatsRowDto {
   readonly noncesInvalid!: number;
 }
 
-export class WidgetStatsReportDto {
-  @ApiProperty({ description: 'Start of the range (inclusive).', type: String, format: 'date-time' })
-  readonly from!: string;
-
-  @ApiProperty({ description: 'End of the range (exclusive).', type: String, format: 'date-time' })
-  readonly to!: string;
-
+export class WidgetStatsReportDto extends RangeReportDto {
   @ApiProperty({ description: 'The grouping used.', enum: WIDGET_GROUP_BY })
   readonly groupBy!: WidgetGroupBy;
 
