@@ -83,7 +83,10 @@ export class PasswordResetService {
       });
       if (claimed.count === 0) throw refused();
       await tx.passwordReset.updateMany({ where: { userId: reset.userId, usedAt: null }, data: { usedAt: now } });
-      return tx.user.update({ where: { id: reset.userId }, data: { passwordHash, tokenVersion: { increment: 1 } } });
+      // A link e-mailed to the address proves it, as the sign-up confirmation would: someone who signed
+      // up with another's address and never confirmed it cannot keep its owner out.
+      const confirmed = reset.issuedById === null && reset.user.emailConfirmedAt === null ? { emailConfirmedAt: now } : {};
+      return tx.user.update({ where: { id: reset.userId }, data: { passwordHash, tokenVersion: { increment: 1 }, ...confirmed } });
     });
     this.invalidation.invalidate('user', user.id);
     await this.audit.record({

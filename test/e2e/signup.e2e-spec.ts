@@ -150,6 +150,20 @@ describe('sign-up', () => {
       expectError(await t.http.post('/api/v1/auth/signup/confirm').send({ token: forged }), 401, 'invalid_credentials');
     });
 
+    it('lets the owner of an address someone else signed up with (and never confirmed) take it back by "forgot password"', async () => {
+      const email = `squatted-${randomUUID()}@example.com`;
+      await t.http
+        .post('/api/v1/auth/signup')
+        .send({ email, password: 'the squatter passphrase', accountName: 'Squat', altcha: await solved() })
+        .expect(202);
+      await t.http.post('/api/v1/auth/password-reset/request').send({ email }).expect(202);
+      const reset = await mailTo(email, /Reset/);
+      const accepted = await t.http.post('/api/v1/auth/password-reset/accept').send({ token: tokenIn(reset), newPassword: PASSWORD });
+      expect(accepted.status).toBe(200);
+      expect((await login(email)).status).toBe(200);
+      expectError(await login(email, 'the squatter passphrase'), 401, 'invalid_credentials');
+    });
+
     it('tells the holder of a taken address by e-mail, and the one who signed up nothing', async () => {
       const email = `taken-${randomUUID()}@example.com`;
       await t.http
