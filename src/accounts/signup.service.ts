@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { normalizeEmail } from '../auth/auth.service';
 import { CHALLENGE } from '../auth/challenges';
@@ -14,6 +14,8 @@ import { AccountsService } from './accounts.service';
 
 /** How long a sign-up confirmation link works. */
 export const CONFIRMATION_TTL_MS = 24 * 3600_000;
+/** An account whose OWNER never confirmed the address is deleted this long after sign-up. */
+export const UNCONFIRMED_RETENTION_MS = 7 * 24 * 3600_000;
 
 /**
  * Sign-up (docs/API.md, "Sign-up"), open only with SIGNUP=open (SignupOpen): a solved challenge
@@ -23,7 +25,9 @@ export const CONFIRMATION_TTL_MS = 24 * 3600_000;
  * is told by e-mail instead.
  */
 @Injectable()
-export class SignupService {
+export class SignupService implements OnModuleInit, OnModuleDestroy {
+  private janitor?: NodeJS.Timeout;
+
   constructor(
     private readonly challenges: ChallengesService,
     private readonly accounts: AccountsService,
@@ -32,6 +36,28 @@ export class SignupService {
     private readonly tokens: TokenService,
     private readonly prisma: PrismaService,
   ) {}
+
+  onModuleInit(): void {
+    this.janitor = setInterval(() => void this.purgeUnconfirmed().catch(() => undefined), 3600_000);
+    this.janitor.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.janitor);
+  }
+
+  /**
+   * Sign-ups never confirmed, a week on, are deleted with their account (they never held anything
+   * else: their OWNER could not sign in), so an address someone else signed up with comes free.
+   */
+  async purgeUnconfirmed(now = Date.now()): Promise<number> {
+    const { count } = await this.prisma.account.deleteMany({
+      where: {
+        users: { some: {}, every: { emailConfirmedAt: null, createdAt: { lt: new Date(now - UNCONFIRMED_RETENTION_MS) } } },
+      },
+    });
+    return count;
+  }
 
   challenge(ip: string): Promise<ChallengeDto> {
     return this.challenges.issueForSignup(ip);

@@ -164,6 +164,22 @@ describe('sign-up', () => {
       expectError(await login(email, 'the squatter passphrase'), 401, 'invalid_credentials');
     });
 
+    it('deletes a sign-up never confirmed a week on, and nothing else', async () => {
+      const email = `abandoned-${randomUUID()}@example.com`;
+      await t.http
+        .post('/api/v1/auth/signup')
+        .send({ email, password: PASSWORD, accountName: 'Abandoned', altcha: await solved() })
+        .expect(202);
+      const user = await t.prisma.user.findUniqueOrThrow({ where: { email } });
+      const others = await t.prisma.account.count();
+      const { SignupService } = await import('../../src/accounts/signup.service');
+      const signup = t.app.get(SignupService);
+      expect(await signup.purgeUnconfirmed(Date.now() + 6 * 24 * 3600_000)).toBe(0);
+      expect(await signup.purgeUnconfirmed(Date.now() + 8 * 24 * 3600_000)).toBe(1);
+      expect(await t.prisma.account.count({ where: { id: user.accountId } })).toBe(0);
+      expect(await t.prisma.account.count()).toBe(others - 1);
+    });
+
     it('tells the holder of a taken address by e-mail, and the one who signed up nothing', async () => {
       const email = `taken-${randomUUID()}@example.com`;
       await t.http
