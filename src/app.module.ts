@@ -22,6 +22,7 @@ import { UsageModule } from './usage/usage.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { WidgetModule } from './widget/widget.module';
 import { WidgetScriptModule } from './widget-script/widget-script.module';
+import { DashboardModule } from './dashboard/dashboard.module';
 
 @Module({})
 export class AppModule {
@@ -48,6 +49,7 @@ export class AppModule {
         PublicApiModule,
         WebhooksModule,
         HealthModule,
+        DashboardModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: AccessGuard },

@@ -18,6 +18,7 @@ import { publishAuthToRouteConfig } from './auth/declared-routes';
 import { installCors } from './cors/cors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { refuseUndeclaredQueries } from './common/undeclared-query';
+import { DASHBOARD_ASSET_ROUTE, DASHBOARD_PAGES } from './dashboard/dashboard-pages';
 
 export const API_PREFIX = 'api/v1';
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -46,7 +47,16 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
 
 /** Everything main.ts and the e2e tests share: the app they run is the same app. */
 export async function configureApp(app: NestFastifyApplication): Promise<NestFastifyApplication> {
-  app.setGlobalPrefix(API_PREFIX, { exclude: ['health', 'health/live', 'health/ready', 'widget/v1/gatehouse.js'] });
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      'health',
+      'health/live',
+      'health/ready',
+      'widget/v1/gatehouse.js',
+      ...DASHBOARD_PAGES.map((page) => `/${page}`),
+      DASHBOARD_ASSET_ROUTE,
+    ],
+  });
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const config = app.get<AppConfig>(APP_CONFIG);

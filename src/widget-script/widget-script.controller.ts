@@ -4,7 +4,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../auth/auth.decorators';
 import { AppError } from '../common/errors/app-error';
 import type { Reply, Request } from '../common/request';
-import { chooseEncoding, matchesEtag, WidgetScript } from './widget-script';
+import { BuiltFile, chooseEncoding, matchesEtag } from '../common/built-file';
 
 /** Browsers and CDNs keep the script an hour; after that an If-None-Match revalidation costs a 304. */
 export const WIDGET_SCRIPT_CACHE_CONTROL = 'public, max-age=3600';
@@ -24,7 +24,7 @@ const NOT_BUILT = 'The widget script is not built: `npm run build` (or `npm run 
 export class WidgetScriptController implements OnModuleInit {
   private readonly logger = new Logger(WidgetScriptController.name);
 
-  constructor(private readonly script: WidgetScript) {}
+  constructor(private readonly script: BuiltFile) {}
 
   onModuleInit(): void {
     if (this.script.current() === undefined) this.logger.warn(`${NOT_BUILT} Until then GET /widget/v1/gatehouse.js answers 404.`);

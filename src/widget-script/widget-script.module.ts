@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { WidgetScriptController } from './widget-script.controller';
-import { WidgetScript } from './widget-script';
+import { BuiltFile } from '../common/built-file';
+import { WIDGET_SCRIPT_PATH } from './widget-script';
 
-@Module({ controllers: [WidgetScriptController], providers: [{ provide: WidgetScript, useFactory: () => new WidgetScript() }] })
+@Module({ controllers: [WidgetScriptController], providers: [{ provide: BuiltFile, useFactory: () => new BuiltFile(WIDGET_SCRIPT_PATH) }] })
 export class WidgetScriptModule {}

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// Code in page.evaluate runs in the browser.
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';

@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { chooseEncoding, matchesEtag, WidgetScript } from './widget-script';
+import { BuiltFile, chooseEncoding, matchesEtag } from './built-file';
 
-describe('WidgetScript', () => {
+describe('BuiltFile', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'widget-script-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('has no version while the file is missing, and one as soon as it is there', () => {
-    const script = new WidgetScript(join(dir, 'gatehouse.js'));
+    const script = new BuiltFile(join(dir, 'gatehouse.js'));
     expect(script.current()).toBeUndefined();
     writeFileSync(script.path, 'console.log(1);');
     const version = script.current()!;
@@ -20,7 +20,7 @@ describe('WidgetScript', () => {
   });
 
   it('reads a file once per build, and again when a build changed it', () => {
-    const script = new WidgetScript(join(dir, 'gatehouse.js'));
+    const script = new BuiltFile(join(dir, 'gatehouse.js'));
     writeFileSync(script.path, 'console.log(1);');
     const first = script.current()!;
     expect(script.current()).toBe(first);

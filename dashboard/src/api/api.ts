@@ -1,0 +1,21 @@
+import { createApiClient } from './client';
+import { session } from './session';
+
+/**
+ * The dashboard's one client: same origin, the session's bearer token on every call. A 401 that says
+ * the token is over (expired, signed out elsewhere, password changed) ends the session; the app then
+ * shows sign-in with the reason and returns to the page afterwards.
+ */
+export const api = createApiClient('', session.token);
+
+api.use({
+  async onResponse({ request, response }) {
+    if (response.status !== 401 || !request.headers.has('Authorization')) return response;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => null)) as { error?: string } | null;
+    session.end(body?.error === 'token_expired' ? 'expired' : 'revoked');
+    return response;
+  },
+});

@@ -1,0 +1,101 @@
+import { ReactNode, useEffect, useId, useRef, useState } from 'react';
+import { useOutletContext } from 'react-router';
+import { ApiError } from '../api/errors';
+import type { Me } from '../roles';
+
+/** The signed-in person (Layout's outlet context): pages behind sign-in read it without a fetch. */
+export function useMeContext(): Me {
+  return useOutletContext<Me>();
+}
+
+/** A page's title: focused after navigation, so a screen reader announces the new page. */
+export function PageTitle({ children }: { children: ReactNode }) {
+  useEffect(() => {
+    document.title = `${typeof children === 'string' ? children : 'Dashboard'} · Gatehouse`;
+  }, [children]);
+  return <h1 tabIndex={-1}>{children}</h1>;
+}
+
+/** An error for a person: the API's message, the wait on a 429, the field errors on a 400. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const text = error instanceof ApiError ? error.describe() : 'Gatehouse could not be reached. Check the connection and try again.';
+  return (
+    <p className="error" role="alert">
+      {text}
+    </p>
+  );
+}
+
+/** A labelled input; `hint` is tied to it with aria-describedby. */
+export function Field({
+  label,
+  hint,
+  children,
+}: {
+  label: string;
+  hint?: ReactNode;
+  children: (props: { id: string; 'aria-describedby'?: string }) => ReactNode;
+}) {
+  const id = useId();
+  const hintId = `${id}-hint`;
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children({ id, 'aria-describedby': hint ? hintId : undefined })}
+      {hint && (
+        <small id={hintId} className="hint">
+          {hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+/** Copies `text` to the clipboard and says so (a live region, for screen readers too). */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() =>
+          navigator.clipboard.writeText(text).then(
+            () => setCopied('yes'),
+            () => setCopied('failed'),
+          )
+        }
+      >
+        {label}
+      </button>
+      <span role="status" className="copied">
+        {copied === 'yes' ? 'Copied.' : copied === 'failed' ? 'Copy failed: select the text and copy it.' : ''}
+      </span>
+    </>
+  );
+}
+
+/**
+ * A modal dialog (the browser's <dialog>: focus moves in and stays, Escape closes it) that is open
+ * while rendered.
+ */
+export function Dialog({ title, onClose, children }: { title: string; onClose: () => void; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current!;
+    if (!dialog.open) dialog.showModal();
+    return () => dialog.close();
+  }, []);
+  return (
+    <dialog ref={ref} aria-labelledby={titleId} onClose={onClose}>
+      <h2 id={titleId}>{title}</h2>
+      {children}
+    </dialog>
+  );
+}
+
+export function formatDate(iso: string | null | undefined, never = '—'): string {
+  if (!iso) return never;
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}

@@ -1,0 +1,86 @@
+import { useEffect } from 'react';
+import { Navigate, NavLink, Outlet, useLocation } from 'react-router';
+import { useMutation } from '@tanstack/react-query';
+import { api } from '../api/api';
+import { session, useSession } from '../api/session';
+import { useMe } from '../me';
+import { can } from '../roles';
+import { ErrorNote } from './Form';
+
+/** Where the sign-in page returns to: the page (path, query, hash) the person was on. */
+export interface ReturnState {
+  readonly from?: string;
+}
+
+/** Pages behind sign-in: without a session, the sign-in page, which returns here afterwards. */
+export function RequireSession() {
+  const current = useSession();
+  const location = useLocation();
+  if (current === null) {
+    const from = location.pathname + location.search;
+    return <Navigate to="/sign-in" replace state={{ from } satisfies ReturnState} />;
+  }
+  return <Outlet />;
+}
+
+/** The signed-in frame: navigation for what the role may see, the account, and sign-out. */
+export function Layout() {
+  const me = useMe();
+  const location = useLocation();
+  const signOut = useMutation({
+    mutationFn: () => api.POST('/api/v1/auth/logout'),
+    // Whatever the server answered, this tab forgets the token.
+    onSettled: () => session.end('signed_out'),
+  });
+  useEffect(() => {
+    document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [location.pathname]);
+  const role = me.data?.role;
+  return (
+    <div className="shell">
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">Gatehouse</span>
+        {me.data && (
+          <span className="who">
+            {me.data.account.name} · {me.data.email} <span className="badge">{me.data.role}</span>
+          </span>
+        )}
+        <button type="button" className="link" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+          Sign out
+        </button>
+      </header>
+      <nav aria-label="Dashboard">
+        <ul>
+          {role && can.manageKeys(role) && (
+            <li>
+              <NavLink to="/keys">API keys</NavLink>
+            </li>
+          )}
+          <li>
+            <NavLink to="/analytics">Analytics</NavLink>
+          </li>
+          <li>
+            <NavLink to="/team">Team</NavLink>
+          </li>
+          {role && can.readAudit(role) && (
+            <li>
+              <NavLink to="/audit">Audit log</NavLink>
+            </li>
+          )}
+          <li>
+            <NavLink to="/settings">Account and plan</NavLink>
+          </li>
+          <li>
+            <NavLink to="/profile">Profile</NavLink>
+          </li>
+        </ul>
+      </nav>
+      <main id="main">
+        {me.error ? <ErrorNote error={me.error} /> : me.data ? <Outlet context={me.data} /> : <p role="status">Loading…</p>}
+      </main>
+    </div>
+  );
+}

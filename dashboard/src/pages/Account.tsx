@@ -1,0 +1,5 @@
+import { PageTitle } from '../components/Form';
+
+export function AccountPage() {
+  return <PageTitle>Account</PageTitle>;
+}

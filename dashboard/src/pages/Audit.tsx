@@ -1,0 +1,5 @@
+import { PageTitle } from '../components/Form';
+
+export function AuditPage() {
+  return <PageTitle>Audit</PageTitle>;
+}

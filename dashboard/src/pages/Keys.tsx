@@ -1,0 +1,355 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { FormEvent, useState } from 'react';
+import { api } from '../api/api';
+import { unwrap } from '../api/errors';
+import type { components } from '../api/schema';
+import { CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { can } from '../roles';
+
+type ApiKey = components['schemas']['ApiKeyDto'];
+type Scope = ApiKey['scopes'][number];
+type WithSecret = components['schemas']['ApiKeyWithSecretDto'];
+interface KeyFields {
+  name: string;
+  scopes: Scope[];
+  allowedOrigins: string[];
+  /** null: back to the plan's difficulty. */
+  challengeMaxNumber?: number | null;
+  expiresAt?: string;
+}
+
+const SCOPES: { scope: Scope; label: string }[] = [
+  { scope: 'widget', label: 'widget: challenges and nonces from your pages (a public key)' },
+  { scope: 'verify', label: 'verify: check nonces from your server (keep it secret)' },
+  { scope: 'public', label: 'public: the public API' },
+];
+const GRACE_PERIODS = [
+  { seconds: 0, label: 'None: the old secret stops at once' },
+  { seconds: 3600, label: '1 hour' },
+  { seconds: 21600, label: '6 hours' },
+  { seconds: 86400, label: '24 hours (the most)' },
+];
+const MIN_DIFFICULTY = 1000;
+const MAX_DIFFICULTY = 10_000_000;
+
+type Open =
+  | { kind: 'create' }
+  | { kind: 'edit'; key: ApiKey }
+  | { kind: 'rotate'; key: ApiKey }
+  | { kind: 'revoke'; key: ApiKey }
+  | { kind: 'secret'; name: string; secret: string; rotated: boolean }
+  | null;
+
+export function KeysPage() {
+  const me = useMeContext();
+  const [open, setOpen] = useState<Open>(null);
+  const [showRevoked, setShowRevoked] = useState(false);
+  const keys = useQuery({ queryKey: ['api-keys'], queryFn: async () => unwrap(await api.GET('/api/v1/api-keys')).data });
+  const close = () => setOpen(null);
+  if (!can.manageKeys(me.role)) {
+    return (
+      <>
+        <PageTitle>API keys</PageTitle>
+        <p>An analyst sees traffic, not keys: ask a developer, an admin or the owner of {me.account.name}.</p>
+      </>
+    );
+  }
+  const shown = keys.data?.filter((k) => showRevoked || k.status === 'active') ?? [];
+  const revokedCount = keys.data?.filter((k) => k.status === 'revoked').length ?? 0;
+  return (
+    <>
+      <PageTitle>API keys</PageTitle>
+      <p>
+        Widget keys go in your pages (they are public: limit them to your sites with allowed origins); verify keys stay on your server. A
+        key's secret is shown once, when it is made or rotated.
+      </p>
+      <p className="actions">
+        <button type="button" className="primary" onClick={() => setOpen({ kind: 'create' })}>
+          Create key
+        </button>
+        {revokedCount > 0 && (
+          <label className="inline">
+            <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} /> Show {revokedCount} revoked
+          </label>
+        )}
+      </p>
+      <ErrorNote error={keys.error} />
+      {keys.isPending && <p role="status">Loading keys…</p>}
+      {keys.data && shown.length === 0 && <p>No keys yet. Create one to call the API or embed the widget.</p>}
+      {shown.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">API keys of {me.account.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Status</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((key) => (
+                <tr key={key.id}>
+                  <th scope="row">{key.name}</th>
+                  <td>
+                    <code>{key.prefix}…</code>
+                    {key.previousSecretExpiresAt && new Date(key.previousSecretExpiresAt) > new Date() && (
+                      <small className="hint"> old secret works until {formatDate(key.previousSecretExpiresAt)}</small>
+                    )}
+                  </td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>
+                    <span className={`badge ${key.status}`}>{key.status}</span>
+                  </td>
+                  <td>{formatDate(key.lastUsedAt, 'never')}</td>
+                  <td>{formatDate(key.expiresAt, 'never')}</td>
+                  <td className="row-actions">
+                    {key.status === 'active' && (
+                      <>
+                        <button type="button" onClick={() => setOpen({ kind: 'edit', key })} aria-label={`Edit ${key.name}`}>
+                          Edit
+                        </button>
+                        <button type="button" onClick={() => setOpen({ kind: 'rotate', key })} aria-label={`Rotate ${key.name}`}>
+                          Rotate
+                        </button>
+                        <button
+                          type="button"
+                          className="danger"
+                          onClick={() => setOpen({ kind: 'revoke', key })}
+                          aria-label={`Revoke ${key.name}`}
+                        >
+                          Revoke
+                        </button>
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {open?.kind === 'create' && (
+        <KeyForm
+          planDifficulty={me.plan.challengeMaxNumber}
+          onClose={close}
+          onCreated={(created) => setOpen({ kind: 'secret', name: created.name, secret: created.key, rotated: false })}
+        />
+      )}
+      {open?.kind === 'edit' && <KeyForm planDifficulty={me.plan.challengeMaxNumber} existing={open.key} onClose={close} />}
+      {open?.kind === 'rotate' && (
+        <RotateDialog
+          apiKey={open.key}
+          onClose={close}
+          onRotated={(rotated) => setOpen({ kind: 'secret', name: rotated.name, secret: rotated.key, rotated: true })}
+        />
+      )}
+      {open?.kind === 'revoke' && <RevokeDialog apiKey={open.key} onClose={close} />}
+      {open?.kind === 'secret' && (
+        <Dialog title={`The secret of ${open.name}`} onClose={close}>
+          <p className="warning">
+            Copy it now: Gatehouse keeps only a hash and cannot show it again.
+            {open.rotated && ' Rotating again or revoking the key are the ways out if it is lost.'}
+          </p>
+          <p>
+            <code className="secret" data-testid="secret">
+              {open.secret}
+            </code>
+          </p>
+          <p className="actions">
+            <CopyButton text={open.secret} label="Copy secret" />
+          </p>
+          <p className="actions">
+            <button type="button" className="primary" onClick={close}>
+              I have stored it
+            </button>
+          </p>
+        </Dialog>
+      )}
+    </>
+  );
+}
+
+function useKeysChanged() {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+}
+
+/** Origins, one per line (or comma-separated), as the API takes them. */
+function parseOrigins(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((o) => o.trim())
+    .filter(Boolean);
+}
+
+function KeyForm({
+  existing,
+  planDifficulty,
+  onClose,
+  onCreated,
+}: {
+  existing?: ApiKey;
+  planDifficulty: number;
+  onClose: () => void;
+  onCreated?: (key: WithSecret) => void;
+}) {
+  const changed = useKeysChanged();
+  const save = useMutation({
+    mutationFn: async (fields: KeyFields): Promise<ApiKey | WithSecret> =>
+      existing
+        ? unwrap(await api.PATCH('/api/v1/api-keys/{id}', { params: { path: { id: existing.id } }, body: fields }))
+        : unwrap(await api.POST('/api/v1/api-keys', { body: fields })),
+    onSuccess: (key) => {
+      void changed();
+      if ('key' in key && onCreated) onCreated(key as WithSecret);
+      else onClose();
+    },
+  });
+  const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['widget']);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const difficulty = String(form.get('challengeMaxNumber') ?? '').trim();
+    const expires = String(form.get('expiresAt') ?? '');
+    const fields: KeyFields = {
+      name: String(form.get('name')).trim(),
+      scopes,
+      allowedOrigins: parseOrigins(String(form.get('allowedOrigins') ?? '')),
+    };
+    // Blank: the plan's difficulty. On an edit, null puts a key back on the plan's.
+    if (difficulty) fields.challengeMaxNumber = Number(difficulty);
+    else if (existing?.challengeMaxNumber != null) fields.challengeMaxNumber = null;
+    if (!existing && expires) fields.expiresAt = new Date(expires).toISOString();
+    save.mutate(fields);
+  }
+
+  return (
+    <Dialog title={existing ? `Edit ${existing.name}` : 'Create an API key'} onClose={onClose}>
+      <form onSubmit={submit} aria-busy={save.isPending}>
+        <Field label="Name" hint="For people: where the key is used.">
+          {(props) => <input {...props} name="name" required maxLength={100} defaultValue={existing?.name} />}
+        </Field>
+        <fieldset>
+          <legend>Scopes</legend>
+          {SCOPES.map(({ scope, label }) => (
+            <label key={scope} className="check">
+              <input
+                type="checkbox"
+                checked={scopes.includes(scope)}
+                onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
+              />{' '}
+              {label}
+            </label>
+          ))}
+        </fieldset>
+        <Field label="Allowed origins" hint="One per line, such as https://www.example.com. Empty: any origin may use the key.">
+          {(props) => <textarea {...props} name="allowedOrigins" rows={3} defaultValue={existing?.allowedOrigins.join('\n')} />}
+        </Field>
+        {!existing && (
+          <Field label="Expires (optional)" hint="Empty: the key works until it is revoked.">
+            {(props) => <input {...props} name="expiresAt" type="datetime-local" />}
+          </Field>
+        )}
+        <Field
+          label="Challenge difficulty (optional)"
+          hint={`The widget's maxnumber, ${MIN_DIFFICULTY.toLocaleString()}–${MAX_DIFFICULTY.toLocaleString()}: higher costs bots (and visitors) more. Empty: your plan's ${planDifficulty.toLocaleString()}.`}
+        >
+          {(props) => (
+            <input
+              {...props}
+              name="challengeMaxNumber"
+              type="number"
+              inputMode="numeric"
+              min={MIN_DIFFICULTY}
+              max={MAX_DIFFICULTY}
+              step={1}
+              defaultValue={existing?.challengeMaxNumber ?? ''}
+            />
+          )}
+        </Field>
+        <ErrorNote error={save.error} />
+        <p className="actions">
+          <button type="submit" className="primary" disabled={save.isPending || scopes.length === 0}>
+            {existing ? 'Save' : 'Create key'}
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </p>
+      </form>
+    </Dialog>
+  );
+}
+
+function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose: () => void; onRotated: (key: WithSecret) => void }) {
+  const changed = useKeysChanged();
+  const [grace, setGrace] = useState(0);
+  const rotate = useMutation({
+    mutationFn: async () =>
+      unwrap(await api.POST('/api/v1/api-keys/{id}/rotate', { params: { path: { id: apiKey.id } }, body: { gracePeriodSeconds: grace } })),
+    onSuccess: (key) => {
+      void changed();
+      onRotated(key);
+    },
+  });
+  return (
+    <Dialog title={`Rotate ${apiKey.name}`} onClose={onClose}>
+      <p>A new secret replaces the current one. Deploy it, then let the old one go.</p>
+      <Field label="The old secret keeps working for">
+        {(props) => (
+          <select {...props} value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
+            {GRACE_PERIODS.map((g) => (
+              <option key={g.seconds} value={g.seconds}>
+                {g.label}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <ErrorNote error={rotate.error} />
+      <p className="actions">
+        <button type="button" className="primary" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
+          Rotate
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </p>
+    </Dialog>
+  );
+}
+
+function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
+  const changed = useKeysChanged();
+  const revoke = useMutation({
+    mutationFn: async () => unwrap(await api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: apiKey.id } } })),
+    onSuccess: () => {
+      void changed();
+      onClose();
+    },
+  });
+  return (
+    <Dialog title={`Revoke ${apiKey.name}?`} onClose={onClose}>
+      <p className="warning">
+        Every request with this key is refused from now on, on every instance. This cannot be undone: a new key would have a new secret.
+      </p>
+      <ErrorNote error={revoke.error} />
+      <p className="actions">
+        <button type="button" className="danger" onClick={() => revoke.mutate()} disabled={revoke.isPending}>
+          Revoke key
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </p>
+    </Dialog>
+  );
+}

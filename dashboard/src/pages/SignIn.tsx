@@ -1,0 +1,76 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { FormEvent, useState } from 'react';
+import { Link, Navigate, useLocation, useNavigate } from 'react-router';
+import { api } from '../api/api';
+import { unwrap } from '../api/errors';
+import { session, SignOutReason, useSession } from '../api/session';
+import type { ReturnState } from '../components/Layout';
+import { ErrorNote, Field, PageTitle } from '../components/Form';
+
+const REASONS: Record<SignOutReason, string> = {
+  expired: 'Your session expired. Sign in again to go on where you were.',
+  revoked: 'Your session ended (signed out elsewhere, or the password changed). Sign in again.',
+  signed_out: 'You are signed out.',
+};
+
+/** Whether this deployment takes sign-ups (SIGNUP=open): its challenge route answers 404 when closed. */
+export function useSignupOpen() {
+  return useQuery({
+    queryKey: ['signup-open'],
+    queryFn: async () => (await api.GET('/api/v1/auth/signup/challenge')).response.ok,
+    staleTime: Infinity,
+  });
+}
+
+export function SignInPage() {
+  const location = useLocation();
+  const navigate = useNavigate();
+  const from = (location.state as ReturnState | null)?.from ?? '/';
+  const [reason] = useState(() => session.takeReason());
+  const signedIn = useSession();
+  const signupOpen = useSignupOpen();
+  const login = useMutation({
+    mutationFn: async (body: { email: string; password: string }) => unwrap(await api.POST('/api/v1/auth/login', { body })),
+    onSuccess: ({ token, expiresIn }) => {
+      session.start(token, expiresIn);
+      navigate(from, { replace: true });
+    },
+  });
+  if (signedIn && !login.isSuccess) return <Navigate to={from} replace />;
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    login.mutate({ email: String(form.get('email')), password: String(form.get('password')) });
+  }
+
+  return (
+    <main className="narrow">
+      <p className="brand">Gatehouse</p>
+      <PageTitle>Sign in</PageTitle>
+      {reason && (
+        <p className="notice" role="status">
+          {REASONS[reason]}
+        </p>
+      )}
+      <form onSubmit={submit} aria-busy={login.isPending}>
+        <Field label="Email">{(props) => <input {...props} name="email" type="email" autoComplete="username" required />}</Field>
+        <Field label="Password">
+          {(props) => <input {...props} name="password" type="password" autoComplete="current-password" required />}
+        </Field>
+        <ErrorNote error={login.error} />
+        <button type="submit" className="primary" disabled={login.isPending}>
+          Sign in
+        </button>
+      </form>
+      <p>
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
+      {signupOpen.data && (
+        <p>
+          New to Gatehouse? <Link to="/sign-up">Create an account</Link>.
+        </p>
+      )}
+    </main>
+  );
+}

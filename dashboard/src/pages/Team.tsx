@@ -1,0 +1,5 @@
+import { PageTitle } from '../components/Form';
+
+export function TeamPage() {
+  return <PageTitle>Team</PageTitle>;
+}

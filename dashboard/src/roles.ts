@@ -1,0 +1,17 @@
+import type { components } from './api/schema';
+
+export type Role = components['schemas']['MeDto']['role'];
+export type Me = components['schemas']['MeDto'];
+
+/**
+ * What each role may do, as PRODUCT.md §3 grants it: the dashboard shows only what the person may
+ * do; the server still decides every request.
+ */
+export const can = {
+  manageKeys: (role: Role) => role !== 'ANALYST',
+  manageTeam: (role: Role) => role === 'OWNER' || role === 'ADMIN',
+  editAccount: (role: Role) => role === 'OWNER' || role === 'ADMIN',
+  changePlan: (role: Role) => role === 'OWNER',
+  deleteAccount: (role: Role) => role === 'OWNER',
+  readAudit: (role: Role) => role === 'OWNER' || role === 'ADMIN',
+};

@@ -1,0 +1,48 @@
+import { createBrowserRouter, Navigate } from 'react-router';
+import { useMeContext } from './components/Form';
+import { can } from './roles';
+import { Layout, RequireSession } from './components/Layout';
+import { AccountPage } from './pages/Account';
+import { AcceptInvitationPage, ConfirmEmailPage, ForgotPasswordPage, ResetPasswordPage } from './pages/Links';
+import { AnalyticsPage } from './pages/Analytics';
+import { AuditPage } from './pages/Audit';
+import { KeysPage } from './pages/Keys';
+import { NotFoundPage } from './pages/NotFound';
+import { ProfilePage } from './pages/Profile';
+import { SignInPage } from './pages/SignIn';
+import { SignUpPage } from './pages/SignUp';
+import { TeamPage } from './pages/Team';
+
+/** Every path here is also in src/dashboard/dashboard-pages.ts, which serves index.html for it. */
+export const router = createBrowserRouter([
+  { path: '/sign-in', element: <SignInPage /> },
+  { path: '/sign-up', element: <SignUpPage /> },
+  { path: '/forgot-password', element: <ForgotPasswordPage /> },
+  { path: '/reset-password', element: <ResetPasswordPage /> },
+  { path: '/accept-invitation', element: <AcceptInvitationPage /> },
+  { path: '/confirm-email', element: <ConfirmEmailPage /> },
+  {
+    element: <RequireSession />,
+    children: [
+      {
+        element: <Layout />,
+        children: [
+          { path: '/', element: <Home /> },
+          { path: '/keys', element: <KeysPage /> },
+          { path: '/team', element: <TeamPage /> },
+          { path: '/analytics', element: <AnalyticsPage /> },
+          { path: '/audit', element: <AuditPage /> },
+          { path: '/settings', element: <AccountPage /> },
+          { path: '/profile', element: <ProfilePage /> },
+        ],
+      },
+    ],
+  },
+  { path: '*', element: <NotFoundPage /> },
+]);
+
+/** The first page: the keys for those who manage them, the figures for everyone else. */
+function Home() {
+  const me = useMeContext();
+  return <Navigate to={can.manageKeys(me.role) ? '/keys' : '/analytics'} replace />;
+}

@@ -1,0 +1,84 @@
+import { Controller, Get, Logger, OnModuleInit, Param, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
+import { join } from 'node:path';
+import { Public } from '../auth/auth.decorators';
+import { BuiltFile, BuiltVersion, chooseEncoding, matchesEtag } from '../common/built-file';
+import { AppError } from '../common/errors/app-error';
+import type { Reply, Request } from '../common/request';
+import { DASHBOARD_ASSET_ROUTE, DASHBOARD_CSP, DASHBOARD_DIR, DASHBOARD_PAGES } from './dashboard-pages';
+
+const NOT_BUILT = 'The dashboard is not built: `npm run build` (or `npm run build:dashboard`) writes dist/web/.';
+
+/** A build asset's name as Vite writes it (name-hash.ext): no path, no dot files. */
+const ASSET_NAME = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.(js|css|svg|png|woff2)$/;
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  woff2: 'font/woff2',
+};
+
+/**
+ * The dashboard (dashboard/, docs/DASHBOARD.md): a single-page app served by the process that serves
+ * its API, so it calls the API same-origin. Every page path answers index.html under a strict CSP;
+ * assets have content hashes in their names and are cached for good. Static files: no credential,
+ * not rate-limited, not in the OpenAPI document.
+ */
+@ApiExcludeController()
+@SkipThrottle()
+@Public()
+@Controller()
+export class DashboardController implements OnModuleInit {
+  private readonly logger = new Logger(DashboardController.name);
+  private readonly page = new BuiltFile(join(DASHBOARD_DIR, 'index.html'));
+  private readonly assets = new Map<string, BuiltFile>();
+
+  onModuleInit(): void {
+    if (this.page.current() === undefined) this.logger.warn(`${NOT_BUILT} Until then its pages answer 404.`);
+  }
+
+  @Get([...DASHBOARD_PAGES])
+  servePage(@Req() req: Request, @Res() reply: Reply): void {
+    const version = this.page.current();
+    if (version === undefined) throw new AppError('not_found', NOT_BUILT);
+    reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', DASHBOARD_CSP)
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      .header('cross-origin-opener-policy', 'same-origin')
+      // Revalidated each time (a 304 when unchanged): a new build's assets are picked up at once.
+      .header('cache-control', 'no-cache');
+    send(req, reply, version);
+  }
+
+  @Get(DASHBOARD_ASSET_ROUTE)
+  serveAsset(@Param('file') file: string, @Req() req: Request, @Res() reply: Reply): void {
+    const type = ASSET_NAME.exec(file)?.[1];
+    const asset = type === undefined ? undefined : this.assetFile(file);
+    const version = asset?.current();
+    if (type === undefined || version === undefined) throw new AppError('not_found', 'No such dashboard asset.');
+    reply.header('content-type', CONTENT_TYPES[type]).header('cache-control', 'public, max-age=31536000, immutable');
+    send(req, reply, version);
+  }
+
+  private assetFile(name: string): BuiltFile {
+    let file = this.assets.get(name);
+    if (file === undefined) {
+      file = new BuiltFile(join(DASHBOARD_DIR, 'assets', name));
+      // Only names a build wrote are remembered: a scan of made-up names cannot grow the map.
+      if (file.current() !== undefined) this.assets.set(name, file);
+    }
+    return file;
+  }
+}
+
+function send(req: Request, reply: Reply, version: BuiltVersion): void {
+  reply.header('etag', version.etag).header('vary', 'Accept-Encoding').header('x-content-type-options', 'nosniff');
+  if (matchesEtag(req.headers['if-none-match'], version.etag)) return void reply.status(304).send();
+  const encoding = chooseEncoding(req.headers['accept-encoding']);
+  if (encoding !== 'identity') reply.header('content-encoding', encoding);
+  reply.status(200).send(version.bodies[encoding]);
+}

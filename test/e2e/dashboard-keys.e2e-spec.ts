@@ -1,0 +1,184 @@
+/// <reference lib="dom" />
+// Code in page.evaluate runs in the browser.
+import { randomUUID } from 'node:crypto';
+import { sign } from 'jsonwebtoken';
+import type { Page } from 'playwright-core';
+import { DASHBOARD_CSP } from '../../src/dashboard/dashboard-pages';
+import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import { createAccount, TestAccount } from '../utils/test-app';
+
+/** The dashboard's sign-in and API keys pages in Chromium, against the real app (docs/DASHBOARD.md). */
+describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
+  let d: Dashboard;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    d = await startDashboard();
+    account = await createAccount(d.t);
+  }, 120_000);
+  afterAll(() => d?.close());
+
+  /** What the API answers for `secret` on a verify-scoped route: a working key gets 200. */
+  const verifyWith = async (secret: string) =>
+    (await d.t.http.post('/api/v1/nonces/verify').set('X-Api-Key', secret).send({ nonce: 'nothing' })).status;
+
+  const row = (page: Page, name: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
+
+  it('serves every page path its app under a strict CSP, and keeps the JSON 404 elsewhere', async () => {
+    for (const path of ['/', '/keys', '/sign-in', '/reset-password']) {
+      const res = await d.t.http.get(path).expect(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['content-security-policy']).toBe(DASHBOARD_CSP);
+      expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.text).toContain('<div id="root">');
+      expect(res.text).not.toMatch(/<script>|<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+    }
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec((await d.t.http.get('/').expect(200)).text)![1];
+    const asset = await d.t.http.get(script).set('Accept-Encoding', 'br').expect(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers['content-encoding']).toBe('br');
+    await d.t.http.get(script).set('If-None-Match', asset.headers['etag']).expect(304);
+    expect((await d.t.http.get('/no-such-page').expect(404)).body.error).toBe('not_found');
+    expect((await d.t.http.get('/assets/..%2F..%2Fpackage.json').expect(404)).body.error).toBe('not_found');
+    expect((await d.t.http.get('/assets/missing-abc123.js').expect(404)).body.error).toBe('not_found');
+  });
+
+  it('signs in, creates a key whose secret is shown once and works, edits, rotates with a grace period and revokes it', async () => {
+    const { context, page, problems, urls } = await openDashboard(d, '/keys');
+    // Not signed in: the sign-in page, which returns to the keys afterwards.
+    await signIn(page, account.owner);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/keys');
+
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const create = page.getByRole('dialog', { name: 'Create an API key' });
+    await create.getByLabel('Name').fill('Checkout page');
+    await create.getByRole('checkbox', { name: /^verify/ }).check();
+    await create.getByLabel('Allowed origins').fill('https://shop.example.com\nhttps://www.example.com');
+    await create.getByLabel('Challenge difficulty (optional)').fill('5000');
+    expect(await axeViolations(page)).toEqual([]);
+    await create.getByRole('button', { name: 'Create key' }).click();
+
+    const shown = page.getByRole('dialog', { name: 'The secret of Checkout page' });
+    const secret = (await shown.getByTestId('secret').textContent())!;
+    expect(secret).toMatch(/^gh_/);
+    await expect(shown.getByText('cannot show it again')).toBeTruthy();
+    expect(await verifyWith(secret)).toBe(200);
+    expect(await axeViolations(page)).toEqual([]);
+    await shown.getByRole('button', { name: 'I have stored it' }).click();
+
+    const created = row(page, 'Checkout page');
+    await created.waitFor();
+    const stored = (await d.t.prisma.apiKey.findFirstOrThrow({ where: { accountId: account.id, name: 'Checkout page' } }))!;
+    expect(stored).toMatchObject({
+      scopes: ['widget', 'verify'],
+      allowedOrigins: ['https://shop.example.com', 'https://www.example.com'],
+      challengeMaxNumber: 5000,
+    });
+    expect(await created.textContent()).toContain(`${stored.prefix}…`);
+    expect(secret.startsWith(stored.prefix)).toBe(true);
+    expect(await created.textContent()).not.toContain(secret);
+    expect(await axeViolations(page)).toEqual([]);
+
+    await created.getByRole('button', { name: 'Edit Checkout page' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit Checkout page' });
+    await edit.getByLabel('Name').fill('Checkout');
+    await edit.getByLabel('Challenge difficulty (optional)').fill('');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await row(page, 'Checkout').waitFor();
+    expect(await d.t.prisma.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).toMatchObject({
+      name: 'Checkout',
+      challengeMaxNumber: null,
+    });
+
+    await row(page, 'Checkout').getByRole('button', { name: 'Rotate Checkout' }).click();
+    const rotate = page.getByRole('dialog', { name: 'Rotate Checkout' });
+    await rotate.getByLabel('The old secret keeps working for').selectOption({ label: '1 hour' });
+    await rotate.getByRole('button', { name: 'Rotate' }).click();
+    const rotated = (await page.getByRole('dialog', { name: 'The secret of Checkout' }).getByTestId('secret').textContent())!;
+    expect(rotated).not.toBe(secret);
+    expect([await verifyWith(rotated), await verifyWith(secret)]).toEqual([200, 200]); // the old one for its grace hour
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await row(page, 'Checkout').getByText('old secret works until').waitFor();
+
+    await row(page, 'Checkout').getByRole('button', { name: 'Revoke Checkout' }).click();
+    const revoke = page.getByRole('dialog', { name: 'Revoke Checkout?' });
+    expect(await axeViolations(page)).toEqual([]);
+    await revoke.getByRole('button', { name: 'Revoke key' }).click();
+    await row(page, 'Checkout').waitFor({ state: 'detached' });
+    expect([await verifyWith(rotated), await verifyWith(secret)]).toEqual([401, 401]);
+    await page.getByLabel(/Show 1 revoked/).check();
+    expect(await row(page, 'Checkout').getByText('revoked').count()).toBe(1);
+
+    // A reload keeps the session (this tab's storage) and the page.
+    await page.reload();
+    await row(page, 'Checkout').waitFor({ state: 'detached' });
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+
+    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('gatehouse.session')!).token as string);
+    expect(urls.filter((u) => u.includes(token) || u.includes(secret) || u.includes(rotated))).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a wrong password and, after ten failures, the lockout with its wait', async () => {
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    const user = await account.addUser('DEVELOPER');
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/email or password/i)
+      .waitFor();
+    for (let i = 1; i < 10; i++) {
+      await d.t.http.post('/api/v1/auth/login').send({ email: user.email, password: 'wrong' }).expect(401);
+    }
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/Try again in \d+ minutes?\./)
+      .waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('sends a person whose token expired to sign-in with a message, then back where they were', async () => {
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await signIn(page, account.owner);
+    await page.goto('/team?from=mail');
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    // The token runs out while the page is open: swap in one that expired a minute ago.
+    const now = Math.floor(Date.now() / 1000);
+    const expired = sign({ sv: 0, jti: randomUUID(), iat: now - 600, exp: now - 60 }, d.t.config.jwt.secret!, {
+      subject: account.owner.id,
+      issuer: d.t.config.jwt.issuer,
+      audience: d.t.config.jwt.audience,
+    });
+    await page.evaluate((token) => {
+      const stored = JSON.parse(sessionStorage.getItem('gatehouse.session')!);
+      sessionStorage.setItem('gatehouse.session', JSON.stringify({ ...stored, token }));
+    }, expired);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByText('Your session expired').waitFor();
+    await signIn(page, account.owner);
+    await page.waitForURL((url) => url.pathname === '/team' && url.search === '?from=mail');
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows an analyst no keys: not in the navigation, and the first page is analytics', async () => {
+    const analyst = await account.addUser('ANALYST');
+    const { context, page, problems } = await openDashboard(d, '/');
+    await signIn(page, analyst);
+    await page.waitForURL((url) => url.pathname === '/analytics');
+    const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    expect(await nav.getByRole('link').allTextContents()).not.toContain('API keys');
+    await page.goto('/keys');
+    await page.getByText('An analyst sees traffic, not keys').waitFor();
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

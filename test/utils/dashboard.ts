@@ -1,0 +1,117 @@
+/// <reference lib="dom" />
+// Code in page.evaluate runs in the browser.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { browserUnavailable, launchChromium } from './browser';
+import { startApp, TestApp, TestUser } from './test-app';
+
+const ROOT = resolve(__dirname, '../..');
+/** UI waits: generous for a loaded CI machine; no assertion is about time. */
+export const UI_TIMEOUT = 15_000;
+
+let built = false;
+/**
+ * Builds the dashboard (`npm run build:dashboard`, a few seconds) into dist/web, where the app serves
+ * it from, once per test process: a test never runs against a stale build of dashboard/src.
+ */
+export function buildDashboard(): void {
+  if (built) return;
+  execFileSync(process.execPath, [resolve(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'dashboard/vite.config.mts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  built = true;
+}
+
+const unavailable = browserUnavailable();
+if (unavailable) console.warn(`Dashboard browser e2e tests skipped: ${unavailable}`);
+/** describe, or describe.skip where no browser can run (never on CI: browserUnavailable throws there). */
+export const describeInBrowser = unavailable ? describe.skip : describe;
+
+export interface Dashboard {
+  readonly t: TestApp;
+  /** http://127.0.0.1:<port>: the app, listening as main.ts has it listen. */
+  readonly base: string;
+  readonly browser: Browser;
+  close(): Promise<void>;
+}
+
+/** The real app (startApp) listening on a port, its dashboard built, and Chromium. */
+export async function startDashboard(env: NodeJS.ProcessEnv = {}): Promise<Dashboard> {
+  buildDashboard();
+  const t = await startApp(env);
+  const server = t.app.getHttpServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const browser = await launchChromium();
+  return {
+    t,
+    base,
+    browser,
+    async close() {
+      await browser.close();
+      await t.close();
+    },
+  };
+}
+
+export interface DashboardPage {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Console errors other than failed loads (4xx answers the page expects), CSP violations included, and uncaught errors. */
+  readonly problems: string[];
+  /** Every URL the page requested. */
+  readonly urls: string[];
+}
+
+/** A fresh browser context (its own sessionStorage) on the dashboard. */
+export async function openDashboard(d: Dashboard, path = '/'): Promise<DashboardPage> {
+  const context = await d.browser.newContext({ baseURL: d.base, viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(UI_TIMEOUT);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const urls: string[] = [];
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(`uncaught: ${err.message}`));
+  page.on('request', (req) => urls.push(req.url()));
+  await page.goto(path);
+  return { context, page, problems, urls };
+}
+
+/** Signs in through the sign-in form (the page must be showing it) and waits for the page it leads to. */
+export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'password'>): Promise<void> {
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+}
+
+let axeSource: string | undefined;
+
+/**
+ * axe-core's serious and critical violations on the page as it is now (WCAG 2.x A/AA rules and best
+ * practices). Injected through the DevTools protocol, so the page's CSP stays as served.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    const result = await axe.run();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  });
+  return violations;
+}
