@@ -22,7 +22,7 @@ export function buildDashboard(): void {
   execFileSync(process.execPath, [resolve(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'dashboard/vite.config.mts'], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, NODE_OPTIONS: '' },
+    env: { ...process.env, NODE_OPTIONS: '', NODE_ENV: 'production' }, // Jest's NODE_ENV=test would build React for development
   });
   built = true;
 }

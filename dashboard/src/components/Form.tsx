@@ -83,9 +83,8 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
-    const dialog = ref.current!;
-    if (!dialog.open) dialog.showModal();
-    return () => dialog.close();
+    // Removing the element on unmount ends the modal state; closing it here would call onClose.
+    if (!ref.current!.open) ref.current!.showModal();
   }, []);
   return (
     <dialog ref={ref} aria-labelledby={titleId} onClose={onClose}>
