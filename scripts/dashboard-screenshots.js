@@ -1,0 +1,81 @@
+'use strict';
+// `npm run docs:screenshots` — the dashboard's main pages as PNGs in docs/screenshots/, for the docs
+// and the README: builds the app, starts it on a fresh embedded database with the bootstrap OWNER,
+// gives the account some keys, a team and traffic through the real API, then photographs each page in
+// headless Chromium (Debian's, as the browser tests use).
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const L = require('../bench/lib');
+
+const OUT = path.join(L.ROOT, 'docs/screenshots');
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'];
+
+/** Page path → file name and what must be on screen before the picture is taken. */
+const PAGES = [
+  { path: '/keys', file: 'keys.png', ready: (page) => page.getByRole('row', { name: /Checkout page/ }).waitFor() },
+  { path: '/analytics', file: 'analytics.png', ready: (page) => page.locator('canvas').first().waitFor() },
+  { path: '/team', file: 'team.png', ready: (page) => page.getByRole('row', { name: /dev@example.com/ }).first().waitFor() },
+  { path: '/settings', file: 'settings.png', ready: (page) => page.getByRole('heading', { level: 1 }).waitFor() },
+  { path: '/audit', file: 'audit.png', ready: (page) => page.getByRole('row').nth(3).waitFor() },
+];
+
+async function main() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-screenshots-'));
+  L.setLogDir(tmp);
+  if (!process.argv.includes('--no-build')) execFileSync('npm', ['run', 'build', '--silent'], { cwd: L.ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const app = await L.startApp(L.appEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn' }));
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    const call = (method, url, body, headers = {}) => L.request(method, app.port, url, { body, headers });
+    const login = await L.expect(call('POST', '/api/v1/auth/login', L.OWNER), 200, 'login');
+    const auth = { authorization: `Bearer ${login.token}` };
+    await L.expect(call('PATCH', '/api/v1/account', { name: 'Acme Shop' }, auth), 200, 'rename');
+    const keys = [
+      { name: 'Checkout page', scopes: ['widget'], allowedOrigins: ['https://shop.example.com'] },
+      { name: 'Order server', scopes: ['verify'] },
+      { name: 'Status monitor', scopes: ['public'] },
+    ];
+    const secrets = [];
+    for (const key of keys) secrets.push((await L.expect(call('POST', '/api/v1/api-keys', key, auth), 201, 'key')).key);
+    for (let i = 0; i < 60; i++) await call('GET', '/api/v1/public/ping', undefined, { 'x-api-key': secrets[2] });
+    for (let i = 0; i < 25; i++) await call('POST', '/api/v1/nonces/verify', { nonce: `n${i}` }, { 'x-api-key': secrets[1] });
+    for (let i = 0; i < 8; i++) await call('GET', '/api/v1/public/ping', undefined, { 'x-api-key': secrets[0] }); // 403: wrong scope
+    for (const [email, role] of [
+      ['dev@example.com', 'DEVELOPER'],
+      ['analyst@example.com', 'ANALYST'],
+    ])
+      await L.expect(call('POST', '/api/v1/team/invitations', { email, role }, auth), 201, 'invite');
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+    const session = JSON.stringify({ token: login.token, expiresAt: Date.now() + login.expiresIn * 1000 });
+    await context.addInitScript((s) => sessionStorage.setItem('gatehouse.session', s), session);
+    const page = await context.newPage();
+    fs.mkdirSync(OUT, { recursive: true });
+    for (const { path: pagePath, file, ready } of PAGES) {
+      await page.goto(`http://${L.HOST}:${app.port}${pagePath}`);
+      await ready(page);
+      await page.waitForTimeout(300); // let charts finish their first paint
+      await page.screenshot({ path: path.join(OUT, file) });
+      L.log(`docs/screenshots/${file}`);
+    }
+    await context.close();
+    const signin = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await signin.goto(`http://${L.HOST}:${app.port}/sign-in`);
+    await signin.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await signin.screenshot({ path: path.join(OUT, 'sign-in.png') });
+  } finally {
+    await browser.close();
+    await L.stop(app.child);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  L.killAllNow();
+  process.exit(1);
+});
