@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's start command on a fresh DATA_DIR: migrations applied, owner bootstrapped, login,
-# an API key, a call with it, Swagger up, the start line for a person, then SIGTERM and a clean exit.
+# an API key, a call with it, Swagger and the dashboard up, the start line for a person, then SIGTERM and a clean exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${SMOKE_PORT:-3917}
@@ -23,8 +23,12 @@ key=$(curl -fs "$base/api-keys" -H "authorization: Bearer $token" -H 'content-ty
 curl -fs -D "$data/h" "$base/public/ping" -H "x-api-key: $key" | grep -q '"ok":true' || fail "ping"
 grep -qi '^x-ratelimit-remaining: 59' "$data/h" || fail "rate-limit headers"
 curl -fs "localhost:$port/docs" | grep -qi swagger || fail "swagger ui"
-grep -qF "Gatehouse is listening on http://localhost:$port · Swagger UI: http://localhost:$port/docs · sign in as owner@example.com" "$log" \
-  || fail "the start line for a person (where it listens, Swagger UI, how to sign in)"
+curl -fs -D "$data/d" "localhost:$port/" | grep -q '<div id="root">' || fail "dashboard at /"
+grep -qi "^content-security-policy: default-src 'none'" "$data/d" || fail "dashboard CSP"
+asset=$(curl -fs "localhost:$port/" | grep -o '/assets/[^"]*\.js' | head -1)
+curl -fs -o /dev/null "localhost:$port$asset" || fail "dashboard script $asset"
+grep -qF "Gatehouse is listening on http://localhost:$port · Dashboard: http://localhost:$port/ · Swagger UI: http://localhost:$port/docs · sign in as owner@example.com" "$log" \
+  || fail "the start line for a person (where it listens, the dashboard, Swagger UI, how to sign in)"
 if grep -q 'Mapped {' "$log"; then fail "route mapping lines at the default log level"; fi
 if grep -q "$key\|$token\|smoke test password" "$log"; then fail "a secret reached the log"; fi
 kill -TERM "$pid"

@@ -11,7 +11,9 @@ async function bootstrap(): Promise<void> {
   await app.listen({ port: config.port, host: '0.0.0.0' });
   // One line for a person, on stderr beside the JSON logs on stdout.
   const base = `http://localhost:${config.port}`;
-  process.stderr.write(`Gatehouse is listening on ${base} · Swagger UI: ${base}/docs · ${app.get(BootstrapOwner).howToSignIn}\n`);
+  process.stderr.write(
+    `Gatehouse is listening on ${base} · Dashboard: ${base}/ · Swagger UI: ${base}/docs · ${app.get(BootstrapOwner).howToSignIn}\n`,
+  );
 }
 
 bootstrap().catch((err: Error) => {
