@@ -6,6 +6,7 @@ COPY prisma ./prisma
 RUN npm ci --no-audit --no-fund
 COPY src ./src
 COPY widget ./widget
+COPY dashboard ./dashboard
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
