@@ -23,7 +23,14 @@ const arg = (name, fallback) => {
 const LOADS = arg('--loads', 10);
 const BUILD = !process.argv.includes('--no-build');
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-sync',
+];
 const BUDGET_KB = 250;
 const BUDGET_MS = 1000;
 const KEYS = 8;
@@ -69,7 +76,11 @@ async function main() {
     const login = await L.expect(L.request('POST', app.port, '/api/v1/auth/login', { body: L.OWNER }), 200, 'owner login');
     for (let i = 0; i < KEYS; i++) {
       const body = { name: `dashboard-bench-${i}`, scopes: ['widget', 'verify'] };
-      await L.expect(L.request('POST', app.port, '/api/v1/api-keys', { body, headers: { authorization: `Bearer ${login.token}` } }), 201, 'key');
+      await L.expect(
+        L.request('POST', app.port, '/api/v1/api-keys', { body, headers: { authorization: `Bearer ${login.token}` } }),
+        201,
+        'key',
+      );
     }
     const session = JSON.stringify({ token: login.token, expiresAt: Date.now() + login.expiresIn * 1000 });
     const signedIn = async () => {
@@ -83,7 +94,9 @@ async function main() {
       const context = await signedIn();
       cold.push(await load(context, base));
       await context.close();
-      L.log(`cold load ${i + 1}/${LOADS}: ${Math.round(cold.at(-1).ms)} ms, ${(cold.at(-1).bytes / 1024).toFixed(1)} KB in ${cold.at(-1).files} files`);
+      L.log(
+        `cold load ${i + 1}/${LOADS}: ${Math.round(cold.at(-1).ms)} ms, ${(cold.at(-1).bytes / 1024).toFixed(1)} KB in ${cold.at(-1).files} files`,
+      );
     }
     const warm = [];
     const context = await signedIn();
@@ -91,7 +104,13 @@ async function main() {
     for (let i = 0; i < LOADS; i++) warm.push(await load(context, base));
     await context.close();
 
-    const ms = (xs) => `median ${Math.round(L.median(xs.map((x) => x.ms)))} ms, p90 ${Math.round(percentile(xs.map((x) => x.ms), 90))} ms`;
+    const ms = (xs) =>
+      `median ${Math.round(L.median(xs.map((x) => x.ms)))} ms, p90 ${Math.round(
+        percentile(
+          xs.map((x) => x.ms),
+          90,
+        ),
+      )} ms`;
     const kb = Math.max(...cold.map((x) => x.bytes)) / 1024;
     const coldMedian = L.median(cold.map((x) => x.ms));
     console.log(`

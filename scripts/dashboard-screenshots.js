@@ -11,13 +11,28 @@ const L = require('../bench/lib');
 
 const OUT = path.join(L.ROOT, 'docs/screenshots');
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-sync',
+];
 
 /** Page path → file name and what must be on screen before the picture is taken. */
 const PAGES = [
   { path: '/keys', file: 'keys.png', ready: (page) => page.getByRole('row', { name: /Checkout page/ }).waitFor() },
   { path: '/analytics', file: 'analytics.png', ready: (page) => page.locator('canvas').first().waitFor() },
-  { path: '/team', file: 'team.png', ready: (page) => page.getByRole('row', { name: /dev@example.com/ }).first().waitFor() },
+  {
+    path: '/team',
+    file: 'team.png',
+    ready: (page) =>
+      page
+        .getByRole('row', { name: /dev@example.com/ })
+        .first()
+        .waitFor(),
+  },
   { path: '/settings', file: 'settings.png', ready: (page) => page.getByRole('heading', { level: 1 }).waitFor() },
   { path: '/audit', file: 'audit.png', ready: (page) => page.getByRole('row').nth(3).waitFor() },
 ];
@@ -25,7 +40,8 @@ const PAGES = [
 async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-screenshots-'));
   L.setLogDir(tmp);
-  if (!process.argv.includes('--no-build')) execFileSync('npm', ['run', 'build', '--silent'], { cwd: L.ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (!process.argv.includes('--no-build'))
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: L.ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const app = await L.startApp(L.appEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn' }));
   const { chromium } = require('playwright-core');
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
