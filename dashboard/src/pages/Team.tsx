@@ -1,5 +1,473 @@
-import { PageTitle } from '../components/Form';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { FormEvent, useState } from 'react';
+import { Link } from 'react-router';
+import { api } from '../api/api';
+import { unwrap } from '../api/errors';
+import type { components } from '../api/schema';
+import { CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { can, Role } from '../roles';
+
+type Member = components['schemas']['MemberDto'];
+type Invitation = components['schemas']['PendingInvitationDto'];
+
+const ROLES: { role: Role; label: string }[] = [
+  { role: 'OWNER', label: 'Owner: everything, including the plan, deleting the account and managing owners' },
+  { role: 'ADMIN', label: 'Admin: the team (except owners), keys, account settings and the audit log' },
+  { role: 'DEVELOPER', label: 'Developer: API keys, webhooks and analytics' },
+  { role: 'ANALYST', label: 'Analyst: analytics only' },
+];
+const LAST_OWNER = 'The last owner cannot be demoted or removed: make another member owner first.';
+const OWNERS_ONLY = 'Only an owner changes, removes or resets an owner.';
+
+/** The roles `actor` may hand out: only an OWNER grants OWNER. */
+const grantable = (actor: Role) => ROLES.filter((r) => r.role !== 'OWNER' || actor === 'OWNER');
+
+/** A one-time link to pass on, shown once: the token is in the fragment, which never reaches a server. */
+const linkFor = (path: string, token: string) => `${location.origin}${path}#token=${token}`;
+
+type Open =
+  | { kind: 'invite' }
+  | { kind: 'invited'; email: string; link: string | null }
+  | { kind: 'revoke'; invitation: Invitation }
+  | { kind: 'role'; member: Member }
+  | { kind: 'remove'; member: Member }
+  | { kind: 'reset'; member: Member }
+  | { kind: 'reset-issued'; member: Member; link: string | null }
+  | null;
 
 export function TeamPage() {
-  return <PageTitle>Team</PageTitle>;
+  const me = useMeContext();
+  const manage = can.manageTeam(me.role);
+  const [open, setOpen] = useState<Open>(null);
+  const close = () => setOpen(null);
+  const members = useQuery({ queryKey: ['team', 'members'], queryFn: async () => unwrap(await api.GET('/api/v1/team/members')).data });
+  const invitations = useQuery({
+    queryKey: ['team', 'invitations'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/team/invitations')).data,
+    enabled: manage,
+  });
+  const owners = members.data?.filter((m) => m.role === 'OWNER').length ?? 0;
+
+  return (
+    <>
+      <PageTitle>Team</PageTitle>
+      <p>
+        Everyone who signs in to {me.account.name}, and their role.{' '}
+        {manage
+          ? 'Only an owner grants, changes or removes the owner role; the last owner always stays.'
+          : 'Owners and admins invite people and change roles: ask one of them.'}
+      </p>
+      {manage && (
+        <p className="actions">
+          <button type="button" className="primary" onClick={() => setOpen({ kind: 'invite' })}>
+            Invite
+          </button>
+        </p>
+      )}
+
+      <h2>Members</h2>
+      <ErrorNote error={members.error} />
+      {members.isPending && <p role="status">Loading members…</p>}
+      {members.data && (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Members of {me.account.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                {manage && (
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.map((member) => (
+                <tr key={member.id}>
+                  <th scope="row">
+                    {member.email}
+                    {member.id === me.id && <span className="hint"> (you)</span>}
+                  </th>
+                  <td>
+                    <span className="badge">{member.role}</span>
+                  </td>
+                  <td>{formatDate(member.createdAt)}</td>
+                  {manage && (
+                    <td className="row-actions">
+                      <MemberActions member={member} myId={me.id} myRole={me.role} owners={owners} onOpen={setOpen} />
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      {manage && (
+        <>
+          <h2>Pending invitations</h2>
+          <ErrorNote error={invitations.error} />
+          {invitations.isPending && <p role="status">Loading invitations…</p>}
+          {invitations.data?.length === 0 && <p>No pending invitations.</p>}
+          {invitations.data && invitations.data.length > 0 && (
+            <div className="table-wrap">
+              <table>
+                <caption className="visually-hidden">Pending invitations to {me.account.name}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Email</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Invited by</th>
+                    <th scope="col">Expires</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {invitations.data.map((invitation) => (
+                    <tr key={invitation.id}>
+                      <th scope="row">{invitation.email}</th>
+                      <td>
+                        <span className="badge">{invitation.role}</span>
+                      </td>
+                      <td>{invitation.invitedBy?.email ?? <span className="hint">a former member</span>}</td>
+                      <td>{formatDate(invitation.expiresAt)}</td>
+                      <td className="row-actions">
+                        {invitation.role === 'OWNER' && me.role !== 'OWNER' ? (
+                          <small className="hint">Only an owner revokes it</small>
+                        ) : (
+                          <button
+                            type="button"
+                            className="danger"
+                            onClick={() => setOpen({ kind: 'revoke', invitation })}
+                            aria-label={`Revoke the invitation of ${invitation.email}`}
+                          >
+                            Revoke
+                          </button>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+
+      {open?.kind === 'invite' && (
+        <InviteDialog
+          myRole={me.role}
+          onClose={close}
+          onInvited={(email, token) => setOpen({ kind: 'invited', email, link: token && linkFor('/accept-invitation', token) })}
+        />
+      )}
+      {open?.kind === 'invited' && (
+        <Dialog title={`Invitation for ${open.email}`} onClose={close}>
+          {open.link === null ? (
+            <p className="notice">The invitation was e-mailed to {open.email}. Its link works once, for 7 days.</p>
+          ) : (
+            <OneTimeLink link={open.link} purpose={`Send it to ${open.email} yourself: it works once, for 7 days.`} />
+          )}
+          <p className="actions">
+            <button type="button" className="primary" onClick={close}>
+              Done
+            </button>
+          </p>
+        </Dialog>
+      )}
+      {open?.kind === 'revoke' && <RevokeDialog invitation={open.invitation} onClose={close} />}
+      {open?.kind === 'role' && <RoleDialog member={open.member} myId={me.id} myRole={me.role} onClose={close} />}
+      {open?.kind === 'remove' && <RemoveDialog member={open.member} myId={me.id} onClose={close} />}
+      {open?.kind === 'reset' && (
+        <ResetDialog
+          member={open.member}
+          onClose={close}
+          onIssued={(token) => setOpen({ kind: 'reset-issued', member: open.member, link: token && linkFor('/reset-password', token) })}
+        />
+      )}
+      {open?.kind === 'reset-issued' && (
+        <Dialog title={`Password reset for ${open.member.email}`} onClose={close}>
+          {open.link === null ? (
+            <p className="notice">A reset link was e-mailed to {open.member.email}. It works once, for 1 hour.</p>
+          ) : (
+            <OneTimeLink
+              link={open.link}
+              purpose={`Pass it on to ${open.member.email} yourself: it works once, for 1 hour, and sets a new password.`}
+            />
+          )}
+          <p className="actions">
+            <button type="button" className="primary" onClick={close}>
+              Done
+            </button>
+          </p>
+        </Dialog>
+      )}
+    </>
+  );
+}
+
+/**
+ * What the signed-in OWNER or ADMIN may do to a member, and why not where the rules stop them: an
+ * ADMIN does not touch an OWNER, the last OWNER stays, one's own password changes on the profile page.
+ */
+function MemberActions({
+  member,
+  myId,
+  myRole,
+  owners,
+  onOpen,
+}: {
+  member: Member;
+  myId: string;
+  myRole: Role;
+  owners: number;
+  onOpen: (open: Open) => void;
+}) {
+  if (member.role === 'OWNER' && myRole !== 'OWNER') return <small className="hint">{OWNERS_ONLY}</small>;
+  const lastOwner = member.role === 'OWNER' && owners <= 1;
+  const lastOwnerHint = `last-owner-${member.id}`;
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => onOpen({ kind: 'role', member })}
+        aria-label={`Change role of ${member.email}`}
+        disabled={lastOwner}
+        aria-describedby={lastOwner ? lastOwnerHint : undefined}
+      >
+        Change role
+      </button>
+      {member.id === myId ? (
+        <Link to="/profile" aria-label="Change password: yours, on your profile">
+          Change password
+        </Link>
+      ) : (
+        <button type="button" onClick={() => onOpen({ kind: 'reset', member })} aria-label={`Reset password of ${member.email}`}>
+          Reset password
+        </button>
+      )}{' '}
+      <button
+        type="button"
+        className="danger"
+        onClick={() => onOpen({ kind: 'remove', member })}
+        aria-label={`Remove ${member.email}`}
+        disabled={lastOwner}
+        aria-describedby={lastOwner ? lastOwnerHint : undefined}
+      >
+        Remove
+      </button>
+      {lastOwner && (
+        <small id={lastOwnerHint} className="hint block">
+          {LAST_OWNER}
+        </small>
+      )}
+    </>
+  );
+}
+
+function useTeamChanged() {
+  const queryClient = useQueryClient();
+  return () => queryClient.invalidateQueries({ queryKey: ['team'] });
+}
+
+/** A link with a one-time token, to copy now: Gatehouse keeps only its hash. */
+function OneTimeLink({ link, purpose }: { link: string; purpose: string }) {
+  return (
+    <>
+      <p className="warning">This link is shown once: copy it now. {purpose}</p>
+      <p>
+        <code className="secret" data-testid="one-time-link">
+          {link}
+        </code>
+      </p>
+      <p className="actions">
+        <CopyButton text={link} label="Copy link" />
+      </p>
+    </>
+  );
+}
+
+function RoleSelect({ myRole, defaultValue }: { myRole: Role; defaultValue: Role }) {
+  return (
+    <Field
+      label="Role"
+      hint={myRole === 'OWNER' ? 'An owner may do everything; give it sparingly.' : 'Only an owner can make someone an owner.'}
+    >
+      {(props) => (
+        <select {...props} name="role" defaultValue={defaultValue}>
+          {grantable(myRole).map(({ role, label }) => (
+            <option key={role} value={role}>
+              {label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+function InviteDialog({
+  myRole,
+  onClose,
+  onInvited,
+}: {
+  myRole: Role;
+  onClose: () => void;
+  onInvited: (email: string, token: string | null) => void;
+}) {
+  const changed = useTeamChanged();
+  const invite = useMutation({
+    mutationFn: async (body: { email: string; role: Role }) => unwrap(await api.POST('/api/v1/team/invitations', { body })),
+    onSuccess: (invitation) => {
+      void changed();
+      onInvited(invitation.email, invitation.emailed ? null : invitation.token);
+    },
+  });
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    invite.mutate({ email: String(form.get('email')).trim(), role: String(form.get('role')) as Role });
+  }
+  return (
+    <Dialog title="Invite a member" onClose={onClose}>
+      <form onSubmit={submit} aria-busy={invite.isPending}>
+        <Field label="Email" hint="Inviting an address again replaces its pending invitation: only the newest link works.">
+          {(props) => <input {...props} name="email" type="email" required maxLength={254} autoComplete="off" />}
+        </Field>
+        <RoleSelect myRole={myRole} defaultValue="DEVELOPER" />
+        <ErrorNote error={invite.error} />
+        <p className="actions">
+          <button type="submit" className="primary" disabled={invite.isPending}>
+            Send invitation
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </p>
+      </form>
+    </Dialog>
+  );
+}
+
+function RevokeDialog({ invitation, onClose }: { invitation: Invitation; onClose: () => void }) {
+  const changed = useTeamChanged();
+  const revoke = useMutation({
+    mutationFn: async () => unwrap(await api.DELETE('/api/v1/team/invitations/{id}', { params: { path: { id: invitation.id } } })),
+    onSuccess: () => {
+      void changed();
+      onClose();
+    },
+  });
+  return (
+    <Dialog title={`Revoke the invitation of ${invitation.email}?`} onClose={onClose}>
+      <p className="warning">Its link stops working at once. You can invite the address again later.</p>
+      <ErrorNote error={revoke.error} />
+      <p className="actions">
+        <button type="button" className="danger" onClick={() => revoke.mutate()} disabled={revoke.isPending}>
+          Revoke invitation
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </p>
+    </Dialog>
+  );
+}
+
+function RoleDialog({ member, myId, myRole, onClose }: { member: Member; myId: string; myRole: Role; onClose: () => void }) {
+  const changed = useTeamChanged();
+  const queryClient = useQueryClient();
+  const change = useMutation({
+    mutationFn: async (role: Role) =>
+      unwrap(await api.PATCH('/api/v1/team/members/{userId}', { params: { path: { userId: member.id } }, body: { role } })),
+    onSuccess: () => {
+      void changed();
+      // One's own new role changes what the whole dashboard offers.
+      if (member.id === myId) void queryClient.invalidateQueries({ queryKey: ['me'] });
+      onClose();
+    },
+  });
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    change.mutate(String(new FormData(event.currentTarget).get('role')) as Role);
+  }
+  return (
+    <Dialog title={`Change role of ${member.email}`} onClose={onClose}>
+      <form onSubmit={submit} aria-busy={change.isPending}>
+        <RoleSelect myRole={myRole} defaultValue={member.role} />
+        {member.id === myId && <p className="warning">This is your own role: a role you give up, you cannot give yourself back.</p>}
+        <p className="hint">Invitations this member sent for roles the new one could not give are revoked.</p>
+        <ErrorNote error={change.error} />
+        <p className="actions">
+          <button type="submit" className="primary" disabled={change.isPending}>
+            Save role
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </p>
+      </form>
+    </Dialog>
+  );
+}
+
+function RemoveDialog({ member, myId, onClose }: { member: Member; myId: string; onClose: () => void }) {
+  const changed = useTeamChanged();
+  const remove = useMutation({
+    mutationFn: async () => unwrap(await api.DELETE('/api/v1/team/members/{userId}', { params: { path: { userId: member.id } } })),
+    onSuccess: () => {
+      void changed();
+      onClose();
+    },
+  });
+  return (
+    <Dialog title={`Remove ${member.email}?`} onClose={onClose}>
+      <p className="warning">
+        {member.id === myId
+          ? 'This is you: you are signed out at once and cannot sign in to this account again unless someone invites you.'
+          : `${member.email} is signed out at once and can no longer sign in; invitations they sent stop working. The account's API keys keep working.`}
+      </p>
+      <ErrorNote error={remove.error} />
+      <p className="actions">
+        <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
+          Remove member
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </p>
+    </Dialog>
+  );
+}
+
+function ResetDialog({ member, onClose, onIssued }: { member: Member; onClose: () => void; onIssued: (token: string | null) => void }) {
+  const reset = useMutation({
+    mutationFn: async () =>
+      unwrap(await api.POST('/api/v1/team/members/{userId}/password-reset', { params: { path: { userId: member.id } } })),
+    onSuccess: (issued) => onIssued(issued.emailed ? null : issued.token),
+  });
+  return (
+    <Dialog title={`Reset password of ${member.email}?`} onClose={onClose}>
+      <p>
+        Gatehouse makes a one-time link (1 hour) that sets a new password: e-mailed to them where this Gatehouse sends e-mail, otherwise
+        shown to you to pass on. Their current password works until the link is used; then they are signed out everywhere. A newer reset
+        ends this one.
+      </p>
+      <ErrorNote error={reset.error} />
+      <p className="actions">
+        <button type="button" className="primary" onClick={() => reset.mutate()} disabled={reset.isPending}>
+          Make reset link
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </p>
+    </Dialog>
+  );
 }

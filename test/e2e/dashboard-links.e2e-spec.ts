@@ -1,0 +1,169 @@
+/// <reference lib="dom" />
+// Code in page.evaluate runs in the browser.
+import { randomUUID } from 'node:crypto';
+import { eventually } from '../utils/eventually';
+import { startInbox, Inbox } from '../utils/smtp';
+import { axeViolations, Dashboard, describeInBrowser, openDashboard, startDashboard } from '../utils/dashboard';
+import { createAccount, TestAccount } from '../utils/test-app';
+
+const NEW_PASSWORD = 'a brand new long passphrase';
+
+/**
+ * The pages reached from e-mails and from sign-in (sign-up, forgot password, the token links) in
+ * Chromium, against the real app (docs/DASHBOARD.md). Team invitations and resets: dashboard-team.
+ */
+describeInBrowser('dashboard: sign-up and e-mail link pages, without e-mail and with sign-up closed (the defaults)', () => {
+  let d: Dashboard;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    d = await startDashboard();
+    account = await createAccount(d.t);
+  }, 120_000);
+  afterAll(() => d?.close());
+
+  it('says sign-up is closed and leads to sign-in, which offers no sign-up', async () => {
+    const { context, page, problems } = await openDashboard(d, '/sign-up');
+    await page.getByText('This Gatehouse takes no sign-ups').waitFor();
+    expect(await page.getByLabel('Email').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('link', { name: 'Forgot your password?' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Create an account' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('sends who forgot their password to an owner or admin when there is no e-mail', async () => {
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { name: 'Forgot your password?' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByLabel('Email').fill(account.owner.email);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByRole('alert').getByText('Ask an owner or admin of your team to reset your password').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('explains a link without a token, and a used or unknown token, and takes the token out of the address bar', async () => {
+    const { context, page, problems } = await openDashboard(d, '/reset-password');
+    await page.getByRole('alert').getByText('This address has no reset token in it').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.goto('/reset-password#token=ghr_nothing-of-ours');
+    await page.waitForURL((url) => url.pathname === '/reset-password' && url.hash === '');
+    await page.getByLabel('New password', { exact: true }).fill('short');
+    await page.getByLabel('Repeat the new password').fill('short');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    // The browser holds to the server's rule (12 to 256 characters) before anything is sent.
+    expect(await page.getByLabel('New password', { exact: true }).evaluate((el) => (el as HTMLInputElement).validity.tooShort)).toBe(true);
+    expect(await page.getByLabel('New password', { exact: true }).getAttribute('maxlength')).toBe('256');
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('alert').getByText('This reset link cannot be used any more').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.goto('/accept-invitation#token=ghi_nothing-of-ours');
+    await page.getByRole('heading', { name: 'Join your team' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.goto('/confirm-email#token=anything');
+    await page.getByRole('alert').getByText('This Gatehouse takes no sign-ups').waitFor();
+    expect(new URL(page.url()).hash).toBe('');
+    expect(await axeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
+
+describeInBrowser('dashboard: sign-up open, with e-mail (SIGNUP=open, SMTP_URL), in Chromium', () => {
+  let inbox: Inbox;
+  let d: Dashboard;
+
+  beforeAll(async () => {
+    inbox = await startInbox();
+    d = await startDashboard({
+      SIGNUP: 'open',
+      SMTP_URL: inbox.url,
+      MAIL_FROM: 'Gatehouse <no-reply@gatehouse.test>',
+      PUBLIC_URL: 'https://gatehouse.example.com',
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await d?.close();
+    await inbox?.close();
+  });
+
+  const mailTo = (email: string) => eventually(() => inbox.messages.find((m) => JSON.stringify(m.to).includes(email)) ?? false);
+  /** The path and fragment of the mail's link: it points at PUBLIC_URL, the test's app listens elsewhere. */
+  const linkIn = (text: string) => {
+    const url = new URL(/https:\/\/gatehouse\.example\.com\/\S+/.exec(text)![0]);
+    return url.pathname + url.hash;
+  };
+
+  it('signs up with the proof of work solved in the browser; the e-mailed link confirms and signs in the new OWNER', async () => {
+    const { context, page, problems, urls } = await openDashboard(d, '/sign-in');
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor();
+    const email = `founder-${randomUUID()}@example.com`;
+    const name = `Founders ${randomUUID()}`;
+    await page.getByLabel('Email').fill(email); // focusing the form starts the puzzle
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await page.getByLabel('Account name').fill(name);
+    await page.getByText('Verified').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('status').getByText('your sign-up is in').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    // The solver ran in a worker built as a file of this origin (the CSP allows no blob: worker).
+    expect(urls.some((u) => new URL(u).pathname.startsWith('/assets/worker-'))).toBe(true);
+    expect(await d.t.prisma.account.findFirst({ where: { name } })).not.toBeNull();
+
+    // Not before the address is confirmed.
+    await page.getByRole('link', { name: 'Go to sign-in' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Confirm your email address first').waitFor();
+
+    const mail = await mailTo(email);
+    const confirm = await openDashboard(d, linkIn(mail.text!));
+    await confirm.page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    await confirm.page.getByRole('banner').getByText('OWNER', { exact: true }).waitFor();
+    await confirm.page.getByRole('banner').getByText(name).waitFor();
+    expect(new URL(confirm.page.url()).hash).toBe('');
+    expect(confirm.problems).toEqual([]);
+    await confirm.context.close();
+
+    // Confirmed: the password signs in, here too.
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('e-mails a forgotten password’s link, which sets a new one', async () => {
+    const account = await createAccount(d.t);
+    const { context, page, problems } = await openDashboard(d, '/forgot-password');
+    await page.getByLabel('Email').fill(account.owner.email);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByRole('status').getByText('If an account has this address, an e-mail is on its way.').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    const mail = await mailTo(account.owner.email);
+    await page.goto(linkIn(mail.text!));
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    expect((await d.t.http.post('/api/v1/auth/login').send({ email: account.owner.email, password: NEW_PASSWORD })).status).toBe(200);
+    expect((await d.t.http.post('/api/v1/auth/login').send({ email: account.owner.email, password: account.owner.password })).status).toBe(
+      401,
+    );
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
