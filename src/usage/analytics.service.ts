@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
-import { GroupBy, UsageQuery, UsageReportDto, WidgetGroupBy, WidgetStatsQuery, WidgetStatsReportDto } from './dto/usage.dto';
+import { GroupBy, StatusClass, UsageQuery, UsageReportDto, WidgetGroupBy, WidgetStatsQuery, WidgetStatsReportDto } from './dto/usage.dto';
 import { EVENT_STATUS, eventEndpoint, UsageRecorder } from './usage.recorder';
 
 const HOUR = 3600_000;
@@ -53,6 +53,7 @@ export class AnalyticsService {
       Prisma.sql`"status" <> ${EVENT_STATUS}`,
       ...(q.groupBy === 'apiKey' ? [Prisma.sql`"subjectKind" = 'apiKey'`] : []),
       ...(q.endpoint !== undefined ? [Prisma.sql`"endpoint" = ${q.endpoint}`] : []),
+      ...(q.statusClass !== undefined ? this.statusClass(q.statusClass) : []),
     ];
     const rows = await this.prisma.$queryRaw<Array<{ key: string; count: bigint | number }>>`
       SELECT ${GROUP_SQL[q.groupBy]} AS "key", SUM("count") AS "count"
@@ -115,6 +116,12 @@ export class AnalyticsService {
       Prisma.sql`"minute" < ${to}`,
       ...(apiKeyId !== undefined ? [Prisma.sql`"subjectKind" = 'apiKey'`, Prisma.sql`"subjectId" = ${apiKeyId}::uuid`] : []),
     ];
+  }
+
+  /** "4xx": 400 to 499. */
+  private statusClass(statusClass: StatusClass): Prisma.Sql[] {
+    const low = Number(statusClass[0]) * 100;
+    return [Prisma.sql`"status" >= ${low}`, Prisma.sql`"status" < ${low + 100}`];
   }
 
   private rangeDto({ from, to }: Range): { from: string; to: string } {

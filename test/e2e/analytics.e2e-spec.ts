@@ -80,6 +80,16 @@ describe('GET /api/v1/analytics/usage', () => {
     expect(counts(await usage({ groupBy: 'apiKey', endpoint: CONFIG }))).toEqual({ [keys.a.id]: 2, [keys.b.id]: 2 });
   });
 
+  it('filters by status class, over time as well', async () => {
+    expect(counts(await usage({ groupBy: 'status', statusClass: '4xx' }))).toEqual({ '401': 2, '403': 2, '429': 2 });
+    const perMinute = await usage({ groupBy: 'minute', statusClass: '4xx', apiKeyId: keys.b.id });
+    expect(perMinute.body.data.reduce((n: number, r: { count: number }) => n + r.count, 0)).toBe(4);
+    expect(counts(await usage({ groupBy: 'status', statusClass: '2xx', apiKeyId: keys.a.id }))).toEqual({ '200': 5 });
+    expect((await usage({ groupBy: 'hour', statusClass: '5xx' })).body.data).toEqual([]);
+    expectError(await usage({ groupBy: 'hour', statusClass: '6xx' }), 400, 'validation_failed');
+    expectError(await usage({ groupBy: 'hour', statusClass: '4XX' }), 400, 'validation_failed');
+  });
+
   it('answers 404 for another account’s key and 400 for bad ranges or input', async () => {
     const other = await createAccount(t);
     const foreign = await other.createKey();

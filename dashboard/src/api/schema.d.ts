@@ -8165,6 +8165,8 @@ export interface operations {
                 apiKeyId?: string;
                 /** @description Only this endpoint: method and route template, e.g. "GET /api/v1/public/ping". */
                 endpoint?: string;
+                /** @description Only answers of this status class, e.g. "4xx" (with groupBy=minute, one series of a chart per class). */
+                statusClass?: "2xx" | "3xx" | "4xx" | "5xx";
             };
             header?: never;
             path?: never;

@@ -1,5 +1,252 @@
-import { PageTitle } from '../components/Form';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { FormEvent, useState } from 'react';
+import { api } from '../api/api';
+import { unwrap } from '../api/errors';
+import type { components } from '../api/schema';
+import { session } from '../api/session';
+import { Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { can } from '../roles';
+
+type Account = components['schemas']['AccountDto'];
+type Plan = components['schemas']['PlanDto'];
+type PlanId = components['schemas']['ChangePlanDto']['plan'];
+
+const NONCE_TTL_MIN = 30;
+const NONCE_TTL_MAX = 3600;
+
+function useAccountChanged() {
+  const queryClient = useQueryClient();
+  return (account: Account) => {
+    queryClient.setQueryData(['account'], account);
+    // The frame's header and every page's plan limits come from GET /auth/me.
+    return queryClient.invalidateQueries({ queryKey: ['me'] });
+  };
+}
 
 export function AccountPage() {
-  return <PageTitle>Account</PageTitle>;
+  const me = useMeContext();
+  const account = useQuery({ queryKey: ['account'], queryFn: async () => unwrap(await api.GET('/api/v1/account')) });
+  const plans = useQuery({ queryKey: ['plans'], queryFn: async () => unwrap(await api.GET('/api/v1/plans')).data, staleTime: 300_000 });
+  return (
+    <>
+      <PageTitle>Account and plan</PageTitle>
+      <ErrorNote error={account.error} />
+      {account.isPending && <p role="status">Loading the account…</p>}
+      {account.data && <AccountSettings account={account.data} editable={can.editAccount(me.role)} />}
+      <section className="panel" aria-labelledby="plan-title">
+        <h2 id="plan-title">Plan</h2>
+        <p>
+          Limits count per minute and per endpoint: API requests per key, dashboard requests per person.
+          {!can.changePlan(me.role) && ' Only the owner changes the plan.'}
+        </p>
+        <ErrorNote error={plans.error} />
+        {plans.isPending && <p role="status">Loading plans…</p>}
+        {plans.data && account.data && <Plans plans={plans.data} current={account.data.plan.id} mayChange={can.changePlan(me.role)} />}
+      </section>
+      {account.data && <DangerZone account={account.data} mayDelete={can.deleteAccount(me.role)} />}
+    </>
+  );
+}
+
+function AccountSettings({ account, editable }: { account: Account; editable: boolean }) {
+  const changed = useAccountChanged();
+  const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: async (body: { name?: string; nonceTtlSeconds?: number }) => unwrap(await api.PATCH('/api/v1/account', { body })),
+    onSuccess: (updated) => {
+      setSaved(true);
+      void changed(updated);
+    },
+  });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const name = String(form.get('name')).trim();
+    const ttl = Number(form.get('nonceTtlSeconds'));
+    setSaved(false);
+    save.mutate({
+      ...(name !== account.name ? { name } : {}),
+      ...(ttl !== account.nonceTtlSeconds ? { nonceTtlSeconds: ttl } : {}),
+    });
+  }
+
+  if (!editable) {
+    return (
+      <section className="panel" aria-labelledby="account-title">
+        <h2 id="account-title">Account</h2>
+        <dl className="facts">
+          <dt>Name</dt>
+          <dd>{account.name}</dd>
+          <dt>Nonce lifetime</dt>
+          <dd>{account.nonceTtlSeconds.toLocaleString()} seconds</dd>
+          <dt>Created</dt>
+          <dd>{formatDate(account.createdAt)}</dd>
+        </dl>
+        <p className="hint">Only the owner and the admins change these.</p>
+      </section>
+    );
+  }
+  return (
+    <section className="panel" aria-labelledby="account-title">
+      <h2 id="account-title">Account</h2>
+      <p className="hint">Created {formatDate(account.createdAt)}.</p>
+      <form className="settings" onSubmit={submit} aria-busy={save.isPending}>
+        <Field label="Account name">
+          {(props) => <input {...props} name="name" required maxLength={100} defaultValue={account.name} />}
+        </Field>
+        <Field
+          label="Nonce lifetime (seconds)"
+          hint={`How long a nonce from your widget stays valid for your server to verify, ${NONCE_TTL_MIN}–${NONCE_TTL_MAX}. Applies to nonces issued from now on.`}
+        >
+          {(props) => (
+            <input
+              {...props}
+              name="nonceTtlSeconds"
+              type="number"
+              inputMode="numeric"
+              required
+              min={NONCE_TTL_MIN}
+              max={NONCE_TTL_MAX}
+              step={1}
+              defaultValue={account.nonceTtlSeconds}
+            />
+          )}
+        </Field>
+        <ErrorNote error={save.error} />
+        <p className="actions">
+          <button type="submit" className="primary" disabled={save.isPending}>
+            Save
+          </button>
+          <span role="status" className="copied">
+            {saved && !save.isPending ? 'Saved.' : ''}
+          </span>
+        </p>
+      </form>
+    </section>
+  );
+}
+
+function Plans({ plans, current, mayChange }: { plans: Plan[]; current: string; mayChange: boolean }) {
+  const [target, setTarget] = useState<Plan | null>(null);
+  const currentPlan = plans.find((p) => p.id === current);
+  return (
+    <>
+      <ul className="plans">
+        {plans.map((plan) => (
+          <li
+            key={plan.id}
+            className={plan.id === current ? 'plan current' : 'plan'}
+            aria-current={plan.id === current ? 'true' : undefined}
+          >
+            <h3>
+              {plan.name} {plan.id === current && <span className="badge active">Current plan</span>}
+            </h3>
+            <dl>
+              <dt>API requests a minute</dt>
+              <dd>{plan.apiRequestsPerMinute.toLocaleString()}</dd>
+              <dt>Dashboard requests a minute</dt>
+              <dd>{plan.managementRequestsPerMinute.toLocaleString()}</dd>
+              <dt>Widget challenge difficulty</dt>
+              <dd>{plan.challengeMaxNumber.toLocaleString()}</dd>
+            </dl>
+            {mayChange && plan.id !== current && (
+              <button type="button" onClick={() => setTarget(plan)} aria-label={`Switch to ${plan.name}`}>
+                Switch to {plan.name}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {target && <ChangePlanDialog plan={target} from={currentPlan} onClose={() => setTarget(null)} />}
+    </>
+  );
+}
+
+function ChangePlanDialog({ plan, from, onClose }: { plan: Plan; from: Plan | undefined; onClose: () => void }) {
+  const changed = useAccountChanged();
+  const change = useMutation({
+    mutationFn: async () => unwrap(await api.PUT('/api/v1/account/plan', { body: { plan: plan.id as PlanId } })),
+    onSuccess: (updated) => {
+      void changed(updated);
+      onClose();
+    },
+  });
+  const lower = from !== undefined && plan.apiRequestsPerMinute < from.apiRequestsPerMinute;
+  return (
+    <Dialog title={`Switch to ${plan.name}?`} onClose={onClose}>
+      <p>
+        From the next request on, each API key may make {plan.apiRequestsPerMinute.toLocaleString()} requests a minute per endpoint, and
+        each person {plan.managementRequestsPerMinute.toLocaleString()} in the dashboard
+        {from ? ` (now ${from.apiRequestsPerMinute.toLocaleString()} and ${from.managementRequestsPerMinute.toLocaleString()})` : ''}.
+      </p>
+      {lower && <p className="warning">Lower limits: traffic above them is refused (429) from the next request on.</p>}
+      <ErrorNote error={change.error} />
+      <p className="actions">
+        <button type="button" className="primary" onClick={() => change.mutate()} disabled={change.isPending}>
+          Change plan
+        </button>
+        <button type="button" onClick={onClose}>
+          Cancel
+        </button>
+      </p>
+    </Dialog>
+  );
+}
+
+function DangerZone({ account, mayDelete }: { account: Account; mayDelete: boolean }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <section className="panel danger-zone" aria-labelledby="danger-title">
+      <h2 id="danger-title">Delete the account</h2>
+      <p>
+        Deleting {account.name} removes its members, keys, nonces, usage and audit log at once; every key and sign-in of it stops working.
+        It cannot be undone.
+      </p>
+      {mayDelete ? (
+        <button type="button" className="danger" onClick={() => setOpen(true)}>
+          Delete account…
+        </button>
+      ) : (
+        <p className="hint">Only the owner deletes the account.</p>
+      )}
+      {open && <DeleteAccountDialog account={account} onClose={() => setOpen(false)} />}
+    </section>
+  );
+}
+
+function DeleteAccountDialog({ account, onClose }: { account: Account; onClose: () => void }) {
+  const [typed, setTyped] = useState('');
+  const remove = useMutation({
+    mutationFn: async () => unwrap(await api.DELETE('/api/v1/account', { body: { confirm: typed } })),
+    // The token died with the account: this tab signs out, and the sign-in page says so.
+    onSuccess: () => session.end('signed_out'),
+  });
+  return (
+    <Dialog title={`Delete ${account.name}?`} onClose={onClose}>
+      <p className="warning">
+        Everything of the account goes: members, API keys (your sites' widgets and servers stop working), nonces, usage and the audit log.
+        This cannot be undone.
+      </p>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          remove.mutate();
+        }}
+      >
+        <Field label="Type the account name to confirm" hint={`Exactly: ${account.name}`}>
+          {(props) => <input {...props} value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" spellCheck={false} />}
+        </Field>
+        <ErrorNote error={remove.error} />
+        <p className="actions">
+          <button type="submit" className="danger" disabled={typed !== account.name || remove.isPending}>
+            Delete account for good
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </p>
+      </form>
+    </Dialog>
+  );
 }

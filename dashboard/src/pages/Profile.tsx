@@ -1,5 +1,136 @@
-import { PageTitle } from '../components/Form';
+import { useMutation } from '@tanstack/react-query';
+import { FormEvent, useState } from 'react';
+import { api } from '../api/api';
+import { unwrap } from '../api/errors';
+import { session } from '../api/session';
+import { ErrorNote, Field, PageTitle, useMeContext } from '../components/Form';
+import type { Role } from '../roles';
+
+const ROLES: Record<Role, string> = {
+  OWNER: 'Everything, including the plan and deleting the account.',
+  ADMIN: 'Keys, the team, the account settings and the audit log; not the plan or deleting the account.',
+  DEVELOPER: 'API keys and analytics.',
+  ANALYST: 'Analytics: the traffic, not the keys.',
+};
+const PASSWORD_MIN = 12;
+const PASSWORD_MAX = 256;
 
 export function ProfilePage() {
-  return <PageTitle>Profile</PageTitle>;
+  const me = useMeContext();
+  return (
+    <>
+      <PageTitle>Profile</PageTitle>
+      <section className="panel" aria-labelledby="who-title">
+        <h2 id="who-title">You</h2>
+        <dl className="facts">
+          <dt>Email</dt>
+          <dd>{me.email}</dd>
+          <dt>Role</dt>
+          <dd>
+            <span className="badge">{me.role}</span> {ROLES[me.role]}
+          </dd>
+          <dt>Account</dt>
+          <dd>
+            {me.account.name} <span className="muted">({me.plan.name} plan)</span>
+          </dd>
+        </dl>
+      </section>
+      <ChangePassword email={me.email} />
+      <SignOut />
+    </>
+  );
+}
+
+function ChangePassword({ email }: { email: string }) {
+  const [mismatch, setMismatch] = useState(false);
+  const change = useMutation({
+    mutationFn: async (body: { currentPassword: string; newPassword: string }) => unwrap(await api.PUT('/api/v1/auth/password', { body })),
+    // Every older token stopped working, this tab's too: it goes on with the new one.
+    onSuccess: ({ token, expiresIn }) => session.start(token, expiresIn),
+  });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const newPassword = String(data.get('newPassword'));
+    const differ = newPassword !== String(data.get('repeatPassword'));
+    setMismatch(differ);
+    if (differ) return;
+    change.mutate({ currentPassword: String(data.get('currentPassword')), newPassword }, { onSuccess: () => form.reset() });
+  }
+
+  return (
+    <section className="panel" aria-labelledby="password-title">
+      <h2 id="password-title">Change password</h2>
+      <p>
+        Changing it signs you out everywhere else: every other browser and tab must sign in again with the new one. This tab stays signed
+        in.
+      </p>
+      <form className="settings" onSubmit={submit} aria-busy={change.isPending}>
+        {/* For password managers: the account the new password belongs to. */}
+        <input type="hidden" name="username" autoComplete="username" value={email} readOnly />
+        <Field label="Current password">
+          {(props) => <input {...props} name="currentPassword" type="password" autoComplete="current-password" required />}
+        </Field>
+        <Field label="New password" hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not your email address.`}>
+          {(props) => (
+            <input
+              {...props}
+              name="newPassword"
+              type="password"
+              autoComplete="new-password"
+              required
+              minLength={PASSWORD_MIN}
+              maxLength={PASSWORD_MAX}
+            />
+          )}
+        </Field>
+        <Field label="New password again">
+          {(props) => (
+            <input
+              {...props}
+              name="repeatPassword"
+              type="password"
+              autoComplete="new-password"
+              required
+              minLength={PASSWORD_MIN}
+              maxLength={PASSWORD_MAX}
+            />
+          )}
+        </Field>
+        {mismatch && (
+          <p className="error" role="alert">
+            The two new passwords differ.
+          </p>
+        )}
+        <ErrorNote error={change.error} />
+        <p className="actions">
+          <button type="submit" className="primary" disabled={change.isPending}>
+            Change password
+          </button>
+          <span role="status" className="copied">
+            {change.isSuccess ? 'Password changed. Your other sessions are signed out.' : ''}
+          </span>
+        </p>
+      </form>
+    </section>
+  );
+}
+
+function SignOut() {
+  const signOut = useMutation({
+    mutationFn: () => api.POST('/api/v1/auth/logout'),
+    // Whatever the server answered, this tab forgets the token.
+    onSettled: () => session.end('signed_out'),
+  });
+  return (
+    <section className="panel" aria-labelledby="sign-out-title">
+      <h2 id="sign-out-title">Sign out</h2>
+      <p>Ends this tab's session: its token stops working at once. Your other sessions go on.</p>
+      <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+        Sign out of this tab
+      </button>
+    </section>
+  );
 }

@@ -5,6 +5,9 @@ import { IsOmittable } from '../../common/validation';
 export const GROUP_BY = ['endpoint', 'apiKey', 'status', 'minute', 'hour', 'day'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
+export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+export type StatusClass = (typeof STATUS_CLASSES)[number];
+
 /** The range of an analytics query; its defaults and bounds depend on the grouping. */
 class RangeQuery {
   @ApiPropertyOptional({ description: 'Start (inclusive, ISO 8601). Default: `to` minus the grain’s default range.', format: 'date-time' })
@@ -33,6 +36,14 @@ export class UsageQuery extends RangeQuery {
   @IsString()
   @Length(1, 200)
   readonly endpoint?: string;
+
+  @ApiPropertyOptional({
+    description: 'Only answers of this status class, e.g. "4xx" (with groupBy=minute, one series of a chart per class).',
+    enum: STATUS_CLASSES,
+  })
+  @IsOmittable()
+  @IsIn(STATUS_CLASSES)
+  readonly statusClass?: StatusClass;
 }
 
 export class UsageRowDto {

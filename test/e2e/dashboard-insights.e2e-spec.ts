@@ -1,0 +1,325 @@
+/// <reference lib="dom" />
+// Code in page.evaluate runs in the browser.
+import type { Locator, Page } from 'playwright-core';
+import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import { createAccount, TestAccount, TestUser } from '../utils/test-app';
+import { issueNonce } from '../utils/widget';
+
+/** The dashboard's analytics, audit log, account and profile pages in Chromium, against the real app. */
+describeInBrowser('dashboard: analytics, audit log, account and profile, in Chromium', () => {
+  let d: Dashboard;
+
+  beforeAll(async () => {
+    d = await startDashboard();
+  }, 120_000);
+  afterAll(() => d?.close());
+
+  const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+  /** The row of `name` in a table of the page or of a part of it. */
+  const row = (scope: Page | Locator, name: string | RegExp) => {
+    const page = 'context' in scope ? scope : scope.page();
+    return scope.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
+  };
+  const tokenOf = (page: Page) => page.evaluate(() => JSON.parse(sessionStorage.getItem('gatehouse.session')!).token as string);
+  const me = async (token: string) => (await d.t.http.get('/api/v1/auth/me').set(bearer(token))).status;
+  const login = async (email: string, password: string) => (await d.t.http.post('/api/v1/auth/login').send({ email, password })).status;
+
+  describe('analytics', () => {
+    let account: TestAccount;
+    let key: { id: string; key: string };
+
+    beforeAll(async () => {
+      account = await createAccount(d.t);
+      key = await account.createKey({ name: 'Checkout widget', scopes: ['widget', 'verify', 'public'] });
+      const other = await account.createKey({ name: 'Server only', scopes: ['verify'] });
+      for (let i = 0; i < 3; i++) await d.t.http.get('/api/v1/public/ping').set('X-Api-Key', key.key).expect(200);
+      for (let i = 0; i < 2; i++) await d.t.http.get('/api/v1/public/ping').set('X-Api-Key', other.key).expect(403); // no public scope
+      const { nonce } = await issueNonce(d.t, key.key);
+      const verified = await d.t.http.post('/api/v1/nonces/verify').set('X-Api-Key', key.key).send({ nonce }).expect(200);
+      expect(verified.body.valid).toBe(true);
+    });
+
+    it('shows requests by status class, by endpoint and by key name, and the widget figures, as the server counts them', async () => {
+      const { context, page, problems } = await openDashboard(d, '/analytics');
+      await signIn(page, account.owner);
+      await page.getByRole('heading', { name: 'Analytics', level: 1 }).waitFor();
+      const totals = page.getByTestId('request-totals');
+      await totals.waitFor();
+      expect(await totals.textContent()).toMatch(/· 4xx: 2(?!\d)/);
+      expect(await totals.textContent()).toMatch(/· 5xx: 0(?!\d)/);
+      expect(Number(/· 2xx: (\d+)/.exec((await totals.textContent())!)![1])).toBeGreaterThanOrEqual(6);
+      // The chart is drawn (uPlot's canvas), and its numbers are in the table behind "Show as table".
+      const requests = page.getByRole('region', { name: 'Requests by status' });
+      await requests.locator('canvas').first().waitFor();
+      await requests.getByText('Show as table').click();
+      const perMinute = requests.getByRole('table', { name: 'Requests per minute by status class' });
+      expect(await perMinute.getByRole('row').count()).toBe(61); // a header and 60 minutes
+      const cells = await perMinute.locator('tbody td:nth-child(4)').allTextContents(); // 4xx
+      expect(cells.reduce((n, c) => n + Number(c), 0)).toBe(2);
+
+      const endpoints = page.getByRole('region', { name: 'By endpoint' });
+      expect(await row(endpoints, 'GET /api/v1/public/ping').getByRole('cell').first().textContent()).toBe('5');
+
+      // The key's name (from the key list), with the count the server holds.
+      const byKey = page.getByRole('region', { name: 'By API key' });
+      const held = await d.t.http.get('/api/v1/analytics/usage').query({ groupBy: 'apiKey' }).set(bearer(account.owner.token)).expect(200);
+      const counts = Object.fromEntries(held.body.data.map((r: { key: string; count: number }) => [r.key, r.count]));
+      expect(counts[key.id]).toBe(3 + 2 /* challenge, nonce */ + 1 /* verify */);
+      const checkout = row(byKey, /Checkout widget/);
+      expect(await checkout.getByRole('cell').first().textContent()).toBe(String(counts[key.id]));
+      expect(
+        await row(byKey, /Server only/)
+          .getByRole('cell')
+          .first()
+          .textContent(),
+      ).toBe('2');
+
+      const widget = page.getByRole('region', { name: 'Widget' });
+      const figures = widget.getByTestId('widget-totals');
+      expect(await figures.textContent()).toContain('Challenges issued1');
+      expect(await figures.textContent()).toContain('Challenges solved1');
+      expect(await figures.textContent()).toContain('Nonces valid1');
+      expect(await figures.textContent()).toContain('Nonces invalid0');
+      await widget.locator('canvas').first().waitFor();
+      await widget.getByText('Show as table').click();
+      expect(await axeViolations(page)).toEqual([]);
+
+      // Another period: day buckets.
+      await page.getByLabel('Last 7 days').check();
+      await requests.getByRole('table', { name: 'Requests per day by status class' }).waitFor({ state: 'attached' });
+      expect(await requests.getByRole('table', { name: 'Requests per day by status class' }).getByRole('row').count()).toBe(8);
+      expect(await totals.textContent()).toMatch(/· 4xx: 2(?!\d)/);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('shows an analyst key ids instead of names, without an error', async () => {
+      const analyst = await account.addUser('ANALYST');
+      const { context, page, problems, urls } = await openDashboard(d, '/analytics');
+      await signIn(page, analyst);
+      const byKey = page.getByRole('region', { name: 'By API key' });
+      await row(byKey, key.id).waitFor();
+      expect(await byKey.textContent()).not.toContain('Checkout widget');
+      await byKey.getByText('an analyst sees each key').waitFor();
+      await page.getByTestId('widget-totals').waitFor();
+      expect(await page.getByRole('alert').count()).toBe(0);
+      expect(urls.filter((u) => u.includes('/api/v1/api-keys'))).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('says so when a period has no widget activity or key traffic', async () => {
+      const fresh = await createAccount(d.t);
+      const { context, page, problems } = await openDashboard(d, '/analytics');
+      await signIn(page, fresh.owner);
+      await page.getByText('No API-key requests in this period.').waitFor();
+      await page.getByText('No widget activity in this period.').waitFor();
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+  });
+
+  describe('audit log', () => {
+    it('lists events with who, action, target and details, filters by action and days, and pages to older ones', async () => {
+      const account = await createAccount(d.t);
+      await account.createKey({ name: 'Audited key', scopes: ['public'] });
+      // 55 sign-ins at noon three days ago: more than a page (50).
+      const now = new Date();
+      const day = new Date(now.getFullYear(), now.getMonth(), now.getDate() - 3, 12);
+      await d.t.prisma.auditEvent.createMany({
+        data: Array.from({ length: 55 }, (_, i) => ({
+          accountId: account.id,
+          actorId: account.owner.id,
+          actorEmail: account.owner.email,
+          action: 'auth.login',
+          targetType: 'user',
+          targetId: account.owner.id,
+          requestId: `old-${i}`,
+          createdAt: new Date(day.getTime() + i * 1000),
+        })),
+      });
+      const { context, page, problems } = await openDashboard(d, '/audit');
+      await signIn(page, account.owner);
+      await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+      const created = row(page, /./).filter({ hasText: 'API key created' });
+      await created.waitFor();
+      expect(await created.textContent()).toContain(account.owner.email);
+      expect(await created.textContent()).toContain('name: Audited key');
+      expect(await created.textContent()).toContain('scopes: public');
+      expect(await page.locator('tbody tr').count()).toBe(50);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByRole('button', { name: 'Older events' }).click();
+      await page.getByText('That is every event.').waitFor();
+      expect(await page.locator('tbody tr').count()).toBe(await d.t.prisma.auditEvent.count({ where: { accountId: account.id } }));
+
+      await page.getByLabel('Action').selectOption('api_key.created');
+      await page.getByText('That is every event that matches.').waitFor();
+      expect(await page.locator('tbody tr').count()).toBe(1);
+
+      await page.getByLabel('Action').selectOption('auth.login');
+      const ymd = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
+      await page.getByLabel('From (day)').fill(ymd);
+      await page.getByLabel('To (day, included)').fill(ymd);
+      await page.getByRole('button', { name: 'Older events' }).click();
+      await page.getByText('That is every event that matches.').waitFor();
+      expect(await page.locator('tbody tr').count()).toBe(55);
+      // Back to every event: the pages read before are still there.
+      await page.getByRole('button', { name: 'Clear filters' }).click();
+      await page.getByText('That is every event.').waitFor();
+      expect(await page.locator('tbody tr').count()).toBe(57);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('explains to a developer that the log is not theirs, and asks nothing of the server', async () => {
+      const account = await createAccount(d.t);
+      const developer = await account.addUser('DEVELOPER');
+      const { context, page, problems, urls } = await openDashboard(d, '/audit');
+      await signIn(page, developer);
+      await page.getByText('The audit log is for the owner and the admins').waitFor();
+      const nav = page.getByRole('navigation', { name: 'Dashboard' });
+      expect(await nav.getByRole('link').allTextContents()).not.toContain('Audit log');
+      expect(urls.filter((u) => u.includes('/api/v1/audit-log'))).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+  });
+
+  describe('account and plan', () => {
+    it('renames the account, sets the nonce lifetime and changes the plan as the owner', async () => {
+      const account = await createAccount(d.t);
+      const { context, page, problems } = await openDashboard(d, '/settings');
+      await signIn(page, account.owner);
+      await page.getByRole('heading', { name: 'Account and plan' }).waitFor();
+      const name = `Renamed ${Date.now()}`;
+      await page.getByLabel('Account name').fill(name);
+      await page.getByLabel('Nonce lifetime (seconds)').fill('600');
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Saved.').waitFor();
+      expect(await d.t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).toMatchObject({ name, nonceTtlSeconds: 600 });
+      await page.getByRole('banner').getByText(name).waitFor(); // the header follows
+
+      const plans = page.getByRole('region', { name: 'Plan' });
+      expect(await plans.locator('[aria-current="true"] h3').textContent()).toContain('Free');
+      await plans.getByRole('button', { name: 'Switch to Pro' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Switch to Pro?' });
+      await dialog.getByText('600 requests a minute').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await dialog.getByRole('button', { name: 'Change plan' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await plans.locator('[aria-current="true"] h3', { hasText: 'Pro' }).waitFor();
+      expect((await d.t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).planId).toBe('pro');
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('lets an admin edit the account but not the plan or its deletion, and shows an analyst the settings read-only', async () => {
+      const account = await createAccount(d.t);
+      const admin = await account.addUser('ADMIN');
+      const { context, page, problems } = await openDashboard(d, '/settings');
+      await signIn(page, admin);
+      await page.getByText('Only the owner changes the plan.').waitFor();
+      await page.getByText('Only the owner deletes the account.').waitFor();
+      await page.locator('li.plan').nth(2).waitFor();
+      expect(await page.getByRole('button', { name: /^Switch to/ }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: /Delete account/ }).count()).toBe(0);
+      await page.getByLabel('Nonce lifetime (seconds)').fill('120');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Saved.').waitFor();
+      expect((await d.t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).nonceTtlSeconds).toBe(120);
+      expect(await axeViolations(page)).toEqual([]);
+      await context.close();
+
+      const analyst = await account.addUser('ANALYST');
+      const view = await openDashboard(d, '/settings');
+      await signIn(view.page, analyst);
+      await view.page.getByText('Only the owner and the admins change these.').waitFor();
+      expect(await view.page.getByRole('textbox').count()).toBe(0);
+      expect(await view.page.getByText('120 seconds').count()).toBe(1);
+      expect(await axeViolations(view.page)).toEqual([]);
+      expect([...problems, ...view.problems]).toEqual([]);
+      await view.context.close();
+    });
+
+    it('deletes the account once its name is typed: signed out, the account gone, the token dead', async () => {
+      const account = await createAccount(d.t);
+      const { name } = await d.t.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
+      const { context, page, problems } = await openDashboard(d, '/settings');
+      await signIn(page, account.owner);
+      const token = await tokenOf(page);
+      await page.getByRole('button', { name: 'Delete account…' }).click();
+      const dialog = page.getByRole('dialog', { name: `Delete ${name}?` });
+      const confirm = dialog.getByRole('button', { name: 'Delete account for good' });
+      expect(await confirm.isDisabled()).toBe(true);
+      await dialog.getByLabel('Type the account name to confirm').fill(name.toLowerCase());
+      expect(await confirm.isDisabled()).toBe(true);
+      expect(await axeViolations(page)).toEqual([]);
+      await dialog.getByLabel('Type the account name to confirm').fill(name);
+      await confirm.click();
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await page.getByText('You are signed out.').waitFor();
+      expect(await d.t.prisma.account.findUnique({ where: { id: account.id } })).toBeNull();
+      expect(await me(token)).toBe(401);
+      expect(await login(account.owner.email, account.owner.password)).toBe(401);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+  });
+
+  describe('profile', () => {
+    let user: TestUser;
+    beforeAll(async () => {
+      user = await (await createAccount(d.t)).addUser('DEVELOPER');
+    });
+
+    it('shows who is signed in, changes the password (other sessions end, this one goes on) and signs out', async () => {
+      const elsewhere = user.token; // another session of the same person
+      const { context, page, problems } = await openDashboard(d, '/profile');
+      await signIn(page, user);
+      const who = page.getByRole('region', { name: 'You', exact: true });
+      await who.getByText(user.email).waitFor();
+      await who.getByText('DEVELOPER', { exact: true }).waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      const before = await tokenOf(page);
+
+      const next = 'a brand new passphrase here';
+      await page.getByLabel('Current password').fill(user.password);
+      await page.getByLabel('New password', { exact: true }).fill(next);
+      await page.getByLabel('New password again').fill(`${next}!`);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByRole('alert').getByText('The two new passwords differ.').waitFor();
+
+      await page.getByLabel('Current password').fill('not my password');
+      await page.getByLabel('New password again').fill(next);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByRole('alert').getByText('The current password is wrong.').waitFor();
+      expect(await login(user.email, next)).toBe(401);
+
+      await page.getByLabel('Current password').fill(user.password);
+      await page.getByRole('button', { name: 'Change password' }).click();
+      await page.getByText('Password changed. Your other sessions are signed out.').waitFor();
+      expect(await page.getByLabel('Current password').inputValue()).toBe('');
+      const after = await tokenOf(page);
+      expect(after).not.toBe(before);
+      expect([await me(before), await me(elsewhere), await me(after)]).toEqual([401, 401, 200]);
+      expect(await login(user.email, user.password)).toBe(401);
+
+      // This tab goes on with the new token.
+      await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Analytics' }).click();
+      await page.getByTestId('request-totals').waitFor();
+      await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Profile' }).click();
+
+      await page.getByRole('button', { name: 'Sign out of this tab' }).click();
+      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await page.getByText('You are signed out.').waitFor();
+      expect(await me(after)).toBe(401);
+      expect(await login(user.email, next)).toBe(200);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+  });
+});
