@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserUnavailable, launchChromium } from '../utils/browser';
+import { axeViolations, browserUnavailable, launchChromium } from '../utils/browser';
 import { createAccount, startApp, TestApp } from '../utils/test-app';
 import { buildWidget } from '../utils/widget-build';
 
@@ -273,6 +273,7 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
         expect(await page.evaluate('getComputedStyle(document.querySelector(".altcha")).display')).toBe('flex');
         expect(cspViolations).toEqual([]);
         expect(pageErrors).toEqual([]);
+        expect(await axeViolations(page)).toEqual([]);
         // The widget's calls: the script, then each API call after its CORS preflight (X-Api-Key makes them non-simple).
         expect(received).toEqual([
           'GET /widget/v1/gatehouse.js',

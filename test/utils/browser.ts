@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
-import { Browser, chromium } from 'playwright-core';
+/// <reference lib="dom" />
+// axeViolations' callback runs in the browser.
+import { existsSync, readFileSync } from 'node:fs';
+import { Browser, chromium, Page } from 'playwright-core';
 
 /** Debian's package (`.ci/run` installs it): this machine cannot download a browser build of its own. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -29,4 +31,27 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+let axeSource: string | undefined;
+
+/**
+ * axe-core's serious and critical violations on the page as it is now (WCAG 2.x A/AA rules and best
+ * practices). Injected through the DevTools protocol, so the page's CSP stays as served.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    const result = await axe.run();
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  });
+  return violations;
 }

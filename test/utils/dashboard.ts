@@ -1,11 +1,12 @@
 /// <reference lib="dom" />
 // Code in page.evaluate runs in the browser.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserUnavailable, launchChromium } from './browser';
+
+export { axeViolations } from './browser';
 import { startApp, TestApp, TestUser } from './test-app';
 
 const ROOT = resolve(__dirname, '../..');
@@ -91,27 +92,4 @@ export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'passwor
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
-}
-
-let axeSource: string | undefined;
-
-/**
- * axe-core's serious and critical violations on the page as it is now (WCAG 2.x A/AA rules and best
- * practices). Injected through the DevTools protocol, so the page's CSP stays as served.
- */
-export async function axeViolations(page: Page): Promise<string[]> {
-  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: { run(): Promise<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }> };
-      }
-    ).axe;
-    const result = await axe.run();
-    return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
-  });
-  return violations;
 }

@@ -126,6 +126,9 @@ class GatehouseWidget {
     // When a challenge (or, once exchanged, the nonce) expires, the visitor checks the box again:
     // no background re-solving, which would spend the key's allowance for idle pages.
     this.altcha.setAttribute('disablerefetchonexpire', 'true');
+    // ALTCHA's logo is a link inside aria-hidden: focusable yet hidden from screen readers (axe: serious).
+    // Its footer ("Protected by ALTCHA") keeps the attribution.
+    this.altcha.setAttribute('hidelogo', '');
     const auto = host.dataset.auto as (typeof AUTO)[number] | undefined;
     if (auto !== undefined && AUTO.includes(auto)) this.altcha.setAttribute('auto', auto);
     this.altcha.customfetch = (url, init) => this.fetchWithKey(url, init, url === CHALLENGE_URL);

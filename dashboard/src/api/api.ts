@@ -10,7 +10,9 @@ export const api = createApiClient('', session.token);
 
 api.use({
   async onResponse({ request, response }) {
-    if (response.status !== 401 || !request.headers.has('Authorization')) return response;
+    // Only a 401 for the token this tab holds now: an answer to a call made with an older one (in
+    // flight while a password change swapped the token) must not end the new session.
+    if (response.status !== 401 || request.headers.get('Authorization') !== `Bearer ${session.token()}`) return response;
     const body = (await response
       .clone()
       .json()
