@@ -66,6 +66,8 @@ async function main() {
     ])
       await L.expect(call('POST', '/api/v1/team/invitations', { email, role }, auth), 201, 'invite');
 
+    // Keys' "last used" is written in batches every 5 s (src/api-keys/api-key-usage.tracker.ts).
+    await new Promise((done) => setTimeout(done, 6_000));
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
     const session = JSON.stringify({ token: login.token, expiresAt: Date.now() + login.expiresIn * 1000 });
     await context.addInitScript((s) => sessionStorage.setItem('gatehouse.session', s), session);
