@@ -139,6 +139,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
       .getByRole('alert')
       .getByText(/Try again in \d+ minutes?\./)
       .waitFor();
+    expect(await axeViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -162,6 +163,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByText('Your session expired').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
     await signIn(page, account.owner);
     await page.waitForURL((url) => url.pathname === '/team' && url.search === '?from=mail');
     expect(problems).toEqual([]);
