@@ -54,6 +54,7 @@ export class AnalyticsService {
       ...(q.groupBy === 'apiKey' ? [Prisma.sql`"subjectKind" = 'apiKey'`] : []),
       ...(q.endpoint !== undefined ? [Prisma.sql`"endpoint" = ${q.endpoint}`] : []),
       ...(q.statusClass !== undefined ? this.statusClass(q.statusClass) : []),
+      ...(q.caller !== undefined ? [Prisma.sql`"subjectKind" = ${q.caller}`] : []),
     ];
     const rows = await this.prisma.$queryRaw<Array<{ key: string; count: bigint | number }>>`
       SELECT ${GROUP_SQL[q.groupBy]} AS "key", SUM("count") AS "count"

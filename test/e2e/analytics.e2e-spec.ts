@@ -90,6 +90,18 @@ describe('GET /api/v1/analytics/usage', () => {
     expectError(await usage({ groupBy: 'hour', statusClass: '4XX' }), 400, 'validation_failed');
   });
 
+  it('keeps the traffic of API keys and the calls of dashboard users apart', async () => {
+    expect(counts(await usage({ groupBy: 'endpoint', caller: 'apiKey' }))).toEqual({ [PING]: 3 + 5 + 2 + 2, [CONFIG]: 2 + 2 });
+    const byUsers = counts(await usage({ groupBy: 'endpoint', caller: 'user' }));
+    // The users' own analytics reads are there too; no API-key request is.
+    expect(byUsers).toEqual({
+      'POST /api/v1/api-keys': 3,
+      'DELETE /api/v1/api-keys/:id': 1,
+      'GET /api/v1/analytics/usage': expect.any(Number),
+    });
+    expectError(await usage({ groupBy: 'hour', caller: 'robot' }), 400, 'validation_failed');
+  });
+
   it('answers 404 for another account’s key and 400 for bad ranges or input', async () => {
     const other = await createAccount(t);
     const foreign = await other.createKey();

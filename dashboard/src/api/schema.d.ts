@@ -8167,6 +8167,8 @@ export interface operations {
                 endpoint?: string;
                 /** @description Only answers of this status class, e.g. "4xx" (with groupBy=minute, one series of a chart per class). */
                 statusClass?: "2xx" | "3xx" | "4xx" | "5xx";
+                /** @description Only requests made with an API key (`apiKey`: your pages and servers) or by dashboard users (`user`). Default: both. */
+                caller?: "apiKey" | "user";
             };
             header?: never;
             path?: never;

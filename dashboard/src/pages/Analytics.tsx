@@ -69,19 +69,34 @@ function timeLabel(grain: Grain): (ms: number) => string {
   return (ms) => format.format(ms);
 }
 
-async function usage(period: Period, groupBy: 'endpoint' | 'apiKey' | Grain, statusClass?: StatusClass): Promise<UsageRow[]> {
-  const query = { groupBy, from: period.from, to: period.to, ...(statusClass ? { statusClass } : {}) };
+/** Whose requests a chart counts: the API keys' (the account's pages and servers), or everyone's, this dashboard's calls included. */
+type Caller = 'apiKey' | 'all';
+
+async function usage(
+  period: Period,
+  groupBy: 'endpoint' | 'apiKey' | Grain,
+  caller: Caller,
+  statusClass?: StatusClass,
+): Promise<UsageRow[]> {
+  const query = {
+    groupBy,
+    from: period.from,
+    to: period.to,
+    ...(statusClass ? { statusClass } : {}),
+    ...(caller === 'apiKey' ? { caller } : {}),
+  };
   return unwrap(await api.GET('/api/v1/analytics/usage', { params: { query } })).data;
 }
 
 export function AnalyticsPage() {
   const me = useMeContext();
   const [period, setPeriod] = useState(() => periodOf('hour'));
+  const [caller, setCaller] = useState<Caller>('apiKey');
   return (
     <>
       <PageTitle>Analytics</PageTitle>
       <p>
-        Every answer of the API to {me.account.name} counts, refused ones too (and this dashboard's own calls). Times are in your time zone
+        Every answer of the API to {me.account.name} counts, refused ones too. Times are in your time zone
         {period.grain === 'day' ? '; days are UTC days' : ''}.
       </p>
       <form className="period" onSubmit={(e) => e.preventDefault()}>
@@ -94,22 +109,32 @@ export function AnalyticsPage() {
             </label>
           ))}
         </fieldset>
+        <fieldset>
+          <legend>Requests</legend>
+          <label className="inline-choice">
+            <input type="radio" name="caller" checked={caller === 'apiKey'} onChange={() => setCaller('apiKey')} /> With API keys (your
+            pages and servers)
+          </label>
+          <label className="inline-choice">
+            <input type="radio" name="caller" checked={caller === 'all'} onChange={() => setCaller('all')} /> All, this dashboard's included
+          </label>
+        </fieldset>
         <button type="button" onClick={() => setPeriod(periodOf(period.range))}>
           Refresh
         </button>
       </form>
-      <Requests period={period} />
-      <Breakdowns period={period} canListKeys={can.manageKeys(me.role)} />
+      <Requests period={period} caller={caller} />
+      <Breakdowns period={period} caller={caller} canListKeys={can.manageKeys(me.role)} />
       <Widget period={period} />
     </>
   );
 }
 
-function Requests({ period }: { period: Period }) {
+function Requests({ period, caller }: { period: Period; caller: Caller }) {
   // The last period's chart stays until the next one's numbers are in (no flicker, "Show as table" stays open).
   const byClass = useQuery({
-    queryKey: ['usage', 'status-classes', period.from, period.to],
-    queryFn: async () => ({ period, classes: await Promise.all(STATUS_CLASSES.map(({ id }) => usage(period, period.grain, id))) }),
+    queryKey: ['usage', 'status-classes', caller, period.from, period.to],
+    queryFn: async () => ({ period, classes: await Promise.all(STATUS_CLASSES.map(({ id }) => usage(period, period.grain, caller, id))) }),
     placeholderData: keepPreviousData,
   });
   const shown = byClass.data?.period;
@@ -155,9 +180,13 @@ function Requests({ period }: { period: Period }) {
   );
 }
 
-function Breakdowns({ period, canListKeys }: { period: Period; canListKeys: boolean }) {
-  const endpoints = useQuery({ queryKey: ['usage', 'endpoint', period.from, period.to], queryFn: () => usage(period, 'endpoint') });
-  const byKey = useQuery({ queryKey: ['usage', 'apiKey', period.from, period.to], queryFn: () => usage(period, 'apiKey') });
+function Breakdowns({ period, caller, canListKeys }: { period: Period; caller: Caller; canListKeys: boolean }) {
+  const endpoints = useQuery({
+    queryKey: ['usage', 'endpoint', caller, period.from, period.to],
+    queryFn: () => usage(period, 'endpoint', caller),
+  });
+  // Grouped by key, only API-key traffic counts anyway.
+  const byKey = useQuery({ queryKey: ['usage', 'apiKey', period.from, period.to], queryFn: () => usage(period, 'apiKey', 'apiKey') });
   // An analyst may not list keys (403): then the table shows each key's id, and says why.
   const keys = useQuery({
     queryKey: ['api-keys'],

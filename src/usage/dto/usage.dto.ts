@@ -8,6 +8,9 @@ export type GroupBy = (typeof GROUP_BY)[number];
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 export type StatusClass = (typeof STATUS_CLASSES)[number];
 
+export const CALLERS = ['apiKey', 'user'] as const;
+export type Caller = (typeof CALLERS)[number];
+
 /** The range of an analytics query; its defaults and bounds depend on the grouping. */
 class RangeQuery {
   @ApiPropertyOptional({ description: 'Start (inclusive, ISO 8601). Default: `to` minus the grain’s default range.', format: 'date-time' })
@@ -44,6 +47,14 @@ export class UsageQuery extends RangeQuery {
   @IsOmittable()
   @IsIn(STATUS_CLASSES)
   readonly statusClass?: StatusClass;
+
+  @ApiPropertyOptional({
+    description: 'Only requests made with an API key (`apiKey`: your pages and servers) or by dashboard users (`user`). Default: both.',
+    enum: CALLERS,
+  })
+  @IsOmittable()
+  @IsIn(CALLERS)
+  readonly caller?: Caller;
 }
 
 export class UsageRowDto {
