@@ -64,6 +64,13 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     expect(secret).toMatch(/^gh_/);
     await expect(shown.getByText('cannot show it again')).toBeTruthy();
     expect(await verifyWith(secret)).toBe(200);
+    // How to use it: the widget's snippet and the server's check, with this Gatehouse and this key.
+    await shown.getByText('How to use it').click();
+    const snippets = await shown.locator('pre').allTextContents();
+    expect(snippets).toEqual([
+      `<script src="${d.base}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${secret}"></div>`,
+      expect.stringContaining(`curl -s ${d.base}/api/v1/nonces/verify -H 'x-api-key: ${secret}'`),
+    ]);
     expect(await axeViolations(page)).toEqual([]);
     await shown.getByRole('button', { name: 'I have stored it' }).click();
 

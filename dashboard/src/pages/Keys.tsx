@@ -37,7 +37,7 @@ type Open =
   | { kind: 'edit'; key: ApiKey }
   | { kind: 'rotate'; key: ApiKey }
   | { kind: 'revoke'; key: ApiKey }
-  | { kind: 'secret'; name: string; secret: string; rotated: boolean }
+  | { kind: 'secret'; name: string; secret: string; scopes: Scope[]; rotated: boolean }
   | null;
 
 export function KeysPage() {
@@ -139,7 +139,9 @@ export function KeysPage() {
         <KeyForm
           planDifficulty={me.plan.challengeMaxNumber}
           onClose={close}
-          onCreated={(created) => setOpen({ kind: 'secret', name: created.name, secret: created.key, rotated: false })}
+          onCreated={(created) =>
+            setOpen({ kind: 'secret', name: created.name, secret: created.key, scopes: created.scopes, rotated: false })
+          }
         />
       )}
       {open?.kind === 'edit' && <KeyForm planDifficulty={me.plan.challengeMaxNumber} existing={open.key} onClose={close} />}
@@ -147,7 +149,9 @@ export function KeysPage() {
         <RotateDialog
           apiKey={open.key}
           onClose={close}
-          onRotated={(rotated) => setOpen({ kind: 'secret', name: rotated.name, secret: rotated.key, rotated: true })}
+          onRotated={(rotated) =>
+            setOpen({ kind: 'secret', name: rotated.name, secret: rotated.key, scopes: rotated.scopes, rotated: true })
+          }
         />
       )}
       {open?.kind === 'revoke' && <RevokeDialog apiKey={open.key} onClose={close} />}
@@ -165,6 +169,7 @@ export function KeysPage() {
           <p className="actions">
             <CopyButton text={open.secret} label="Copy secret" />
           </p>
+          <Snippets secret={open.secret} scopes={open.scopes} />
           <p className="actions">
             <button type="button" className="primary" onClick={close}>
               I have stored it
@@ -351,5 +356,38 @@ function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void
         </button>
       </p>
     </Dialog>
+  );
+}
+
+/** How to use a new secret, as docs/PROTECT-A-FORM.md shows it, with this Gatehouse's address filled in. */
+function Snippets({ secret, scopes }: { secret: string; scopes: Scope[] }) {
+  const origin = window.location.origin;
+  const snippets: { title: string; code: string }[] = [];
+  if (scopes.includes('widget'))
+    snippets.push({
+      title: 'In your form (the widget key is public)',
+      code: `<script src="${origin}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${secret}"></div>`,
+    });
+  if (scopes.includes('verify'))
+    snippets.push({
+      title: 'On your server, before acting on a form: is its nonce valid? (Keep this key secret.)',
+      code: `curl -s ${origin}/api/v1/nonces/verify -H 'x-api-key: ${secret}' \\\n  -H 'content-type: application/json' -d '{"nonce":"…the gatehouse-nonce field of the form…"}'`,
+    });
+  if (snippets.length === 0) return null;
+  return (
+    <details className="snippets">
+      <summary>How to use it</summary>
+      {snippets.map(({ title, code }) => (
+        <div key={title}>
+          <p>{title}</p>
+          <pre>
+            <code>{code}</code>
+          </pre>
+          <p className="actions">
+            <CopyButton text={code} label="Copy snippet" />
+          </p>
+        </div>
+      ))}
+    </details>
   );
 }
