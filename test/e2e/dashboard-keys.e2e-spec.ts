@@ -183,7 +183,8 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     await signIn(page, analyst);
     await page.waitForURL((url) => url.pathname === '/analytics');
     const nav = page.getByRole('navigation', { name: 'Dashboard' });
-    expect(await nav.getByRole('link').allTextContents()).not.toContain('API keys');
+    expect(await nav.getByRole('link').allTextContents()).toEqual(['Analytics', 'Team', 'Account and plan', 'Profile', 'API reference']);
+    expect(await nav.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('/docs');
     await page.goto('/keys');
     await page.getByText('An analyst sees traffic, not keys').waitFor();
     expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);

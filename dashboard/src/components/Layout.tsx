@@ -77,6 +77,10 @@ export function Layout() {
             <NavLink to="/profile">Profile</NavLink>
           </li>
         </ul>
+        <p className="nav-footer">
+          {/* Swagger UI and the OpenAPI document are served by the app, outside the dashboard's router. */}
+          <a href="/docs">API reference</a>
+        </p>
       </nav>
       <main id="main">
         {me.error ? <ErrorNote error={me.error} /> : me.data ? <Outlet context={me.data} /> : <p role="status">Loading…</p>}
