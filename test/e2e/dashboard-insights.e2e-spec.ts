@@ -295,12 +295,12 @@ describeInBrowser('dashboard: analytics, audit log, account and profile, in Chro
       const next = 'a brand new passphrase here';
       await page.getByLabel('Current password').fill(user.password);
       await page.getByLabel('New password', { exact: true }).fill(next);
-      await page.getByLabel('New password again').fill(`${next}!`);
+      await page.getByLabel('Repeat the new password').fill(`${next}!`);
       await page.getByRole('button', { name: 'Change password' }).click();
-      await page.getByRole('alert').getByText('The two new passwords differ.').waitFor();
+      await page.getByRole('alert').getByText('The two passwords differ').waitFor();
 
       await page.getByLabel('Current password').fill('not my password');
-      await page.getByLabel('New password again').fill(next);
+      await page.getByLabel('Repeat the new password').fill(next);
       await page.getByRole('button', { name: 'Change password' }).click();
       await page.getByRole('alert').getByText('The current password is wrong.').waitFor();
       expect(await login(user.email, next)).toBe(401);

@@ -10,11 +10,7 @@ import { api } from '../api/api';
 import { ApiError, unwrap } from '../api/errors';
 import { session } from '../api/session';
 import { ErrorNote, Field, PageTitle } from '../components/Form';
-
-/** The server's password policy (docs/API.md: 12 to 256 characters, not the email address). */
-export const PASSWORD_MIN = 12;
-export const PASSWORD_MAX = 256;
-export const PASSWORD_HINT = `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not your email address. A long phrase is easiest to remember.`;
+import { newPasswordOf, NewPasswordTwice } from '../components/Password';
 
 /** A page outside the signed-in frame, laid out like sign-in. */
 export function NarrowPage({ title, children }: { title: string; children: ReactNode }) {
@@ -87,45 +83,13 @@ function NewPasswordForm({
   const [mismatch, setMismatch] = useState(false);
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const password = String(form.get('password'));
-    const differ = password !== String(form.get('confirm'));
-    setMismatch(differ);
-    if (!differ) onSubmit(password);
+    const password = newPasswordOf(new FormData(event.currentTarget));
+    setMismatch(password === undefined);
+    if (password !== undefined) onSubmit(password);
   }
   return (
     <form onSubmit={submit} aria-busy={pending}>
-      <Field label="New password" hint={PASSWORD_HINT}>
-        {(props) => (
-          <input
-            {...props}
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={PASSWORD_MIN}
-            maxLength={PASSWORD_MAX}
-          />
-        )}
-      </Field>
-      <Field label="Repeat the new password">
-        {(props) => (
-          <input
-            {...props}
-            name="confirm"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={PASSWORD_MIN}
-            maxLength={PASSWORD_MAX}
-          />
-        )}
-      </Field>
-      {mismatch && (
-        <p className="error" role="alert">
-          The two passwords differ: type the same one twice.
-        </p>
-      )}
+      <NewPasswordTwice mismatch={mismatch} />
       {error}
       <button type="submit" className="primary" disabled={pending}>
         {submitLabel}

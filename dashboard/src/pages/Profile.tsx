@@ -4,6 +4,7 @@ import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import { session } from '../api/session';
 import { ErrorNote, Field, PageTitle, useMeContext } from '../components/Form';
+import { newPasswordOf, NewPasswordTwice } from '../components/Password';
 import type { Role } from '../roles';
 
 const ROLES: Record<Role, string> = {
@@ -12,8 +13,6 @@ const ROLES: Record<Role, string> = {
   DEVELOPER: 'API keys and analytics.',
   ANALYST: 'Analytics: the traffic, not the keys.',
 };
-const PASSWORD_MIN = 12;
-const PASSWORD_MAX = 256;
 
 export function ProfilePage() {
   const me = useMeContext();
@@ -53,10 +52,9 @@ function ChangePassword({ email }: { email: string }) {
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
-    const newPassword = String(data.get('newPassword'));
-    const differ = newPassword !== String(data.get('repeatPassword'));
-    setMismatch(differ);
-    if (differ) return;
+    const newPassword = newPasswordOf(data);
+    setMismatch(newPassword === undefined);
+    if (newPassword === undefined) return;
     change.mutate({ currentPassword: String(data.get('currentPassword')), newPassword }, { onSuccess: () => form.reset() });
   }
 
@@ -73,37 +71,7 @@ function ChangePassword({ email }: { email: string }) {
         <Field label="Current password">
           {(props) => <input {...props} name="currentPassword" type="password" autoComplete="current-password" required />}
         </Field>
-        <Field label="New password" hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not your email address.`}>
-          {(props) => (
-            <input
-              {...props}
-              name="newPassword"
-              type="password"
-              autoComplete="new-password"
-              required
-              minLength={PASSWORD_MIN}
-              maxLength={PASSWORD_MAX}
-            />
-          )}
-        </Field>
-        <Field label="New password again">
-          {(props) => (
-            <input
-              {...props}
-              name="repeatPassword"
-              type="password"
-              autoComplete="new-password"
-              required
-              minLength={PASSWORD_MIN}
-              maxLength={PASSWORD_MAX}
-            />
-          )}
-        </Field>
-        {mismatch && (
-          <p className="error" role="alert">
-            The two new passwords differ.
-          </p>
-        )}
+        <NewPasswordTwice mismatch={mismatch} />
         <ErrorNote error={change.error} />
         <p className="actions">
           <button type="submit" className="primary" disabled={change.isPending}>

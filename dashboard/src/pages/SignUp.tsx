@@ -4,7 +4,8 @@ import { Link } from 'react-router';
 import { api } from '../api/api';
 import { ApiError, unwrap } from '../api/errors';
 import { ErrorNote, Field } from '../components/Form';
-import { NarrowPage, PASSWORD_HINT, PASSWORD_MAX, PASSWORD_MIN } from './Links';
+import { NewPasswordField, PASSWORD_HINT } from '../components/Password';
+import { NarrowPage } from './Links';
 import { useSignupOpen } from './SignIn';
 
 const CHALLENGE_URL = '/api/v1/auth/signup/challenge';
@@ -96,19 +97,7 @@ function SignUpForm({ onAccepted }: { onAccepted: () => void }) {
       <Field label="Email">
         {(props) => <input {...props} name="email" type="email" autoComplete="username" required maxLength={254} />}
       </Field>
-      <Field label="Password" hint={PASSWORD_HINT}>
-        {(props) => (
-          <input
-            {...props}
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={PASSWORD_MIN}
-            maxLength={PASSWORD_MAX}
-          />
-        )}
-      </Field>
+      <NewPasswordField name="password" label="Password" hint={PASSWORD_HINT} />
       <Field label="Account name" hint="Your company or project: your team sees it.">
         {(props) => <input {...props} name="accountName" required maxLength={100} autoComplete="organization" />}
       </Field>
