@@ -15,3 +15,11 @@ export const can = {
   deleteAccount: (role: Role) => role === 'OWNER',
   readAudit: (role: Role) => role === 'OWNER' || role === 'ADMIN',
 };
+
+/** What each role may do, in a line, for people choosing or reading a role. */
+export const ROLE_SUMMARY: Readonly<Record<Role, string>> = {
+  OWNER: 'Everything, including the plan, deleting the account and managing owners.',
+  ADMIN: 'The team (except owners), API keys, account settings and the audit log; not the plan or deleting the account.',
+  DEVELOPER: 'API keys, webhooks and analytics.',
+  ANALYST: 'Analytics: the traffic, not the keys.',
+};

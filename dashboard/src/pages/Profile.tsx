@@ -5,14 +5,7 @@ import { unwrap } from '../api/errors';
 import { session } from '../api/session';
 import { ErrorNote, Field, PageTitle, useMeContext } from '../components/Form';
 import { newPasswordOf, NewPasswordTwice } from '../components/Password';
-import type { Role } from '../roles';
-
-const ROLES: Record<Role, string> = {
-  OWNER: 'Everything, including the plan and deleting the account.',
-  ADMIN: 'Keys, the team, the account settings and the audit log; not the plan or deleting the account.',
-  DEVELOPER: 'API keys and analytics.',
-  ANALYST: 'Analytics: the traffic, not the keys.',
-};
+import { ROLE_SUMMARY } from '../roles';
 
 export function ProfilePage() {
   const me = useMeContext();
@@ -26,7 +19,7 @@ export function ProfilePage() {
           <dd>{me.email}</dd>
           <dt>Role</dt>
           <dd>
-            <span className="badge">{me.role}</span> {ROLES[me.role]}
+            <span className="badge">{me.role}</span> {ROLE_SUMMARY[me.role]}
           </dd>
           <dt>Account</dt>
           <dd>

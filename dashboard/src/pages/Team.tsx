@@ -5,17 +5,13 @@ import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import type { components } from '../api/schema';
 import { CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
-import { can, Role } from '../roles';
+import { can, Role, ROLE_SUMMARY } from '../roles';
 
 type Member = components['schemas']['MemberDto'];
 type Invitation = components['schemas']['PendingInvitationDto'];
 
-const ROLES: { role: Role; label: string }[] = [
-  { role: 'OWNER', label: 'Owner: everything, including the plan, deleting the account and managing owners' },
-  { role: 'ADMIN', label: 'Admin: the team (except owners), keys, account settings and the audit log' },
-  { role: 'DEVELOPER', label: 'Developer: API keys, webhooks and analytics' },
-  { role: 'ANALYST', label: 'Analyst: analytics only' },
-];
+const ROLE_NAMES: Record<Role, string> = { OWNER: 'Owner', ADMIN: 'Admin', DEVELOPER: 'Developer', ANALYST: 'Analyst' };
+const ROLES = (Object.keys(ROLE_NAMES) as Role[]).map((role) => ({ role, label: `${ROLE_NAMES[role]}: ${ROLE_SUMMARY[role]}` }));
 const LAST_OWNER = 'The last owner cannot be demoted or removed: make another member owner first.';
 const OWNERS_ONLY = 'Only an owner changes, removes or resets an owner.';
 
