@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { Reply, Request } from './request';
 
 export type Encoding = 'br' | 'gzip' | 'identity';
 
@@ -62,4 +63,16 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
   if (ifNoneMatch.trim() === '*') return true;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
   return ifNoneMatch.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
+
+/**
+ * Answers one build of a file: its validator, 304 when the client holds it already, else the body in
+ * the best encoding the client accepts. The caller sets the type and caching headers.
+ */
+export function sendBuilt(req: Request, reply: Reply, version: BuiltVersion): void {
+  reply.header('etag', version.etag).header('vary', 'Accept-Encoding').header('x-content-type-options', 'nosniff');
+  if (matchesEtag(req.headers['if-none-match'], version.etag)) return void reply.status(304).send();
+  const encoding = chooseEncoding(req.headers['accept-encoding']);
+  if (encoding !== 'identity') reply.header('content-encoding', encoding);
+  reply.status(200).send(version.bodies[encoding]);
 }

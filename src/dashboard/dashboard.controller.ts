@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import { join } from 'node:path';
 import { Public } from '../auth/auth.decorators';
-import { BuiltFile, BuiltVersion, chooseEncoding, matchesEtag } from '../common/built-file';
+import { BuiltFile, sendBuilt } from '../common/built-file';
 import { AppError } from '../common/errors/app-error';
 import type { Reply, Request } from '../common/request';
 import { DASHBOARD_ASSET_ROUTE, DASHBOARD_CSP, DASHBOARD_DIR, DASHBOARD_PAGES } from './dashboard-pages';
@@ -51,7 +51,7 @@ export class DashboardController implements OnModuleInit {
       .header('cross-origin-opener-policy', 'same-origin')
       // Revalidated each time (a 304 when unchanged): a new build's assets are picked up at once.
       .header('cache-control', 'no-cache');
-    send(req, reply, version);
+    sendBuilt(req, reply, version);
   }
 
   @Get(DASHBOARD_ASSET_ROUTE)
@@ -61,7 +61,7 @@ export class DashboardController implements OnModuleInit {
     const version = asset?.current();
     if (type === undefined || version === undefined) throw new AppError('not_found', 'No such dashboard asset.');
     reply.header('content-type', CONTENT_TYPES[type]).header('cache-control', 'public, max-age=31536000, immutable');
-    send(req, reply, version);
+    sendBuilt(req, reply, version);
   }
 
   private assetFile(name: string): BuiltFile {
@@ -73,12 +73,4 @@ export class DashboardController implements OnModuleInit {
     }
     return file;
   }
-}
-
-function send(req: Request, reply: Reply, version: BuiltVersion): void {
-  reply.header('etag', version.etag).header('vary', 'Accept-Encoding').header('x-content-type-options', 'nosniff');
-  if (matchesEtag(req.headers['if-none-match'], version.etag)) return void reply.status(304).send();
-  const encoding = chooseEncoding(req.headers['accept-encoding']);
-  if (encoding !== 'identity') reply.header('content-encoding', encoding);
-  reply.status(200).send(version.bodies[encoding]);
 }

@@ -4,7 +4,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../auth/auth.decorators';
 import { AppError } from '../common/errors/app-error';
 import type { Reply, Request } from '../common/request';
-import { BuiltFile, chooseEncoding, matchesEtag } from '../common/built-file';
+import { BuiltFile, sendBuilt } from '../common/built-file';
 
 /** Browsers and CDNs keep the script an hour; after that an If-None-Match revalidation costs a 304. */
 export const WIDGET_SCRIPT_CACHE_CONTROL = 'public, max-age=3600';
@@ -37,15 +37,9 @@ export class WidgetScriptController implements OnModuleInit {
     reply
       .header('content-type', 'text/javascript; charset=utf-8')
       .header('cache-control', WIDGET_SCRIPT_CACHE_CONTROL)
-      .header('etag', version.etag)
-      .header('vary', 'Accept-Encoding')
       // Customer pages on any site load it; `crossorigin` script tags (error details) may too.
       .header('cross-origin-resource-policy', 'cross-origin')
-      .header('access-control-allow-origin', '*')
-      .header('x-content-type-options', 'nosniff');
-    if (matchesEtag(req.headers['if-none-match'], version.etag)) return void reply.status(304).send();
-    const encoding = chooseEncoding(req.headers['accept-encoding']);
-    if (encoding !== 'identity') reply.header('content-encoding', encoding);
-    reply.status(200).send(version.bodies[encoding]);
+      .header('access-control-allow-origin', '*');
+    sendBuilt(req, reply, version);
   }
 }
