@@ -22,15 +22,6 @@ const arg = (name, fallback) => {
 };
 const LOADS = arg('--loads', 10);
 const BUILD = !process.argv.includes('--no-build');
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-sync',
-];
 const BUDGET_KB = 250;
 const BUDGET_MS = 1000;
 const KEYS = 8;
@@ -61,7 +52,6 @@ async function load(context, base) {
 }
 
 async function main() {
-  if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install chromium (or set CHROMIUM_PATH)`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-dashboard-bench-'));
   L.setLogDir(tmp);
   if (BUILD) {
@@ -70,8 +60,7 @@ async function main() {
   }
   const app = await L.startApp(L.appEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn' }));
   const base = `http://${L.HOST}:${app.port}`;
-  const { chromium } = require('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser = await L.launchChromium();
   try {
     const login = await L.expect(L.request('POST', app.port, '/api/v1/auth/login', { body: L.OWNER }), 200, 'owner login');
     for (let i = 0; i < KEYS; i++) {
@@ -82,13 +71,7 @@ async function main() {
         'key',
       );
     }
-    const session = JSON.stringify({ token: login.token, expiresAt: Date.now() + login.expiresIn * 1000 });
-    const signedIn = async () => {
-      const context = await browser.newContext();
-      // The dashboard keeps its session in sessionStorage: put it there before the page's scripts run.
-      await context.addInitScript((s) => sessionStorage.setItem('gatehouse.session', s), session);
-      return context;
-    };
+    const signedIn = () => L.dashboardContext(browser, login);
     const cold = [];
     for (let i = 0; i < LOADS; i++) {
       const context = await signedIn();

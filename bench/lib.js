@@ -423,8 +423,39 @@ async function inTurns(sides, { rounds, duration, warmup = 1, quietWaitS = 5 }) 
   return out;
 }
 
+// ---------------------------------------------------------------- headless Chromium
+
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+// test/utils/browser.ts launches it so.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Debian's Chromium (the browser tests' too) through playwright-core: this machine cannot download one. */
+function launchChromium() {
+  if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install chromium (or set CHROMIUM_PATH)`);
+  return require('playwright-core').chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+/** A browser context signed in to the dashboard with a login answer: its session is put in sessionStorage before the page's scripts run. */
+async function dashboardContext(browser, login, options = {}) {
+  const context = await browser.newContext(options);
+  const session = JSON.stringify({ token: login.token, expiresAt: Date.now() + login.expiresIn * 1000 });
+  await context.addInitScript((s) => sessionStorage.setItem('gatehouse.session', s), session);
+  return context;
+}
+
 module.exports = {
   ROOT,
+  launchChromium,
+  dashboardContext,
   appDir: () => appDir,
   setAppDir,
   setLogDir,

@@ -28,18 +28,6 @@ const arg = (name, fallback) => {
 const SOLVES = arg('--solves', 20);
 const MAXNUMBER = arg('--maxnumber', null); // null: the plan's default
 const BUILD = !process.argv.includes('--no-build');
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-// test/utils/browser.ts launches it so.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SOLVE_TIMEOUT_MS = 120_000;
 
 const percentile = (xs, p) => {
@@ -63,7 +51,6 @@ const page = (api, key) => `<!doctype html>
 <button>Sign up</button></form></body></html>`;
 
 async function main() {
-  if (!fs.existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: apt-get install chromium (or set CHROMIUM_PATH)`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-widget-bench-'));
   L.setLogDir(tmp);
   if (BUILD) {
@@ -80,8 +67,7 @@ async function main() {
   });
   await new Promise((done) => site.listen(0, L.HOST, done));
   const origin = `http://${L.HOST}:${site.address().port}`;
-  const { chromium } = require('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser = await L.launchChromium();
   try {
     const login = await L.expect(L.request('POST', app.port, '/api/v1/auth/login', { body: L.OWNER }), 200, 'owner login');
     const auth = { authorization: `Bearer ${login.token}` };

@@ -10,15 +10,6 @@ const path = require('node:path');
 const L = require('../bench/lib');
 
 const OUT = path.join(L.ROOT, 'docs/screenshots');
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-sync',
-];
 
 /** Page path → file name and what must be on screen before the picture is taken. */
 const PAGES = [
@@ -43,8 +34,7 @@ async function main() {
   if (!process.argv.includes('--no-build'))
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: L.ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const app = await L.startApp(L.appEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn' }));
-  const { chromium } = require('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser = await L.launchChromium();
   try {
     const call = (method, url, body, headers = {}) => L.request(method, app.port, url, { body, headers });
     const login = await L.expect(call('POST', '/api/v1/auth/login', L.OWNER), 200, 'login');
@@ -68,9 +58,7 @@ async function main() {
 
     // Keys' "last used" is written in batches every 5 s (src/api-keys/api-key-usage.tracker.ts).
     await new Promise((done) => setTimeout(done, 6_000));
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
-    const session = JSON.stringify({ token: login.token, expiresAt: Date.now() + login.expiresIn * 1000 });
-    await context.addInitScript((s) => sessionStorage.setItem('gatehouse.session', s), session);
+    const context = await L.dashboardContext(browser, login, { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     fs.mkdirSync(OUT, { recursive: true });
     for (const { path: pagePath, file, ready } of PAGES) {
