@@ -16,6 +16,17 @@ export function PageTitle({ children }: { children: ReactNode }) {
   return <h1 tabIndex={-1}>{children}</h1>;
 }
 
+/** A page outside the signed-in frame (sign-in, sign-up, the e-mailed links): one narrow panel. */
+export function NarrowPage({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <main className="narrow">
+      <p className="brand">Gatehouse</p>
+      <PageTitle>{title}</PageTitle>
+      {children}
+    </main>
+  );
+}
+
 /** An error for a person: the API's message, the wait on a 429, the field errors on a 400. */
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;

@@ -9,19 +9,8 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/api';
 import { ApiError, unwrap } from '../api/errors';
 import { session } from '../api/session';
-import { ErrorNote, Field, PageTitle } from '../components/Form';
+import { ErrorNote, Field, NarrowPage } from '../components/Form';
 import { newPasswordOf, NewPasswordTwice } from '../components/Password';
-
-/** A page outside the signed-in frame, laid out like sign-in. */
-export function NarrowPage({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <main className="narrow">
-      <p className="brand">Gatehouse</p>
-      <PageTitle>{title}</PageTitle>
-      {children}
-    </main>
-  );
-}
 
 /** The token of `#token=…`, read on the first render; the fragment then leaves the address bar. */
 function useLinkToken(): string | null {

@@ -1,13 +1,12 @@
 import { Link } from 'react-router';
-import { PageTitle } from '../components/Form';
+import { NarrowPage } from '../components/Form';
 
 export function NotFoundPage() {
   return (
-    <main className="narrow">
-      <PageTitle>Page not found</PageTitle>
+    <NarrowPage title="Page not found">
       <p>
         There is no dashboard page here. <Link to="/">Go to the dashboard</Link>.
       </p>
-    </main>
+    </NarrowPage>
   );
 }

@@ -5,7 +5,7 @@ import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import { session, SignOutReason, useSession } from '../api/session';
 import type { ReturnState } from '../components/Layout';
-import { ErrorNote, Field, PageTitle } from '../components/Form';
+import { ErrorNote, Field, NarrowPage } from '../components/Form';
 
 const REASONS: Record<SignOutReason, string> = {
   expired: 'Your session expired. Sign in again to go on where you were.',
@@ -45,9 +45,7 @@ export function SignInPage() {
   }
 
   return (
-    <main className="narrow">
-      <p className="brand">Gatehouse</p>
-      <PageTitle>Sign in</PageTitle>
+    <NarrowPage title="Sign in">
       {reason && (
         <p className="notice" role="status">
           {REASONS[reason]}
@@ -71,6 +69,6 @@ export function SignInPage() {
           New to Gatehouse? <Link to="/sign-up">Create an account</Link>.
         </p>
       )}
-    </main>
+    </NarrowPage>
   );
 }

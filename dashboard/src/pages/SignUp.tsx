@@ -3,9 +3,8 @@ import { FormEvent, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/api';
 import { ApiError, unwrap } from '../api/errors';
-import { ErrorNote, Field } from '../components/Form';
+import { ErrorNote, Field, NarrowPage } from '../components/Form';
 import { NewPasswordField, PASSWORD_HINT } from '../components/Password';
-import { NarrowPage } from './Links';
 import { useSignupOpen } from './SignIn';
 
 const CHALLENGE_URL = '/api/v1/auth/signup/challenge';
