@@ -951,7 +951,7 @@ export interface components {
             role: "OWNER" | "ADMIN" | "DEVELOPER" | "ANALYST";
             /**
              * Format: date-time
-             * @description When the token stops working.
+             * @description After this the token no longer works (7 days).
              */
             expiresAt: string;
             /**

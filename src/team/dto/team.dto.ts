@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, PickType } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsString, MaxLength } from 'class-validator';
 import { ROLES, Role } from '../../auth/principal';
 
@@ -73,19 +73,7 @@ export class InviterDto {
 }
 
 /** A pending invitation as the team page lists it: never its token. */
-export class PendingInvitationDto {
-  @ApiProperty({ description: 'Invitation id.', format: 'uuid' })
-  readonly id!: string;
-
-  @ApiProperty({ description: 'The invitee.' })
-  readonly email!: string;
-
-  @ApiProperty({ description: 'Role the invitee gets.', enum: ROLES })
-  readonly role!: Role;
-
-  @ApiProperty({ description: 'When the token stops working.', type: String, format: 'date-time' })
-  readonly expiresAt!: string;
-
+export class PendingInvitationDto extends PickType(InvitationDto, ['id', 'email', 'role', 'expiresAt'] as const) {
   @ApiProperty({ description: 'When it was sent.', type: String, format: 'date-time' })
   readonly createdAt!: string;
 
