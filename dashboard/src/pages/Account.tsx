@@ -4,7 +4,7 @@ import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import type { components } from '../api/schema';
 import { session } from '../api/session';
-import { Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { ConfirmDialog, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
 import { can } from '../roles';
 
 type Account = components['schemas']['AccountDto'];
@@ -174,23 +174,14 @@ function ChangePlanDialog({ plan, from, onClose }: { plan: Plan; from: Plan | un
   });
   const lower = from !== undefined && plan.apiRequestsPerMinute < from.apiRequestsPerMinute;
   return (
-    <Dialog title={`Switch to ${plan.name}?`} onClose={onClose}>
+    <ConfirmDialog title={`Switch to ${plan.name}?`} action="Change plan" mutation={change} onClose={onClose}>
       <p>
         From the next request on, each API key may make {plan.apiRequestsPerMinute.toLocaleString()} requests a minute per endpoint, and
         each person {plan.managementRequestsPerMinute.toLocaleString()} in the dashboard
         {from ? ` (now ${from.apiRequestsPerMinute.toLocaleString()} and ${from.managementRequestsPerMinute.toLocaleString()})` : ''}.
       </p>
       {lower && <p className="warning">Lower limits: traffic above them is refused (429) from the next request on.</p>}
-      <ErrorNote error={change.error} />
-      <p className="actions">
-        <button type="button" className="primary" onClick={() => change.mutate()} disabled={change.isPending}>
-          Change plan
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 

@@ -3,7 +3,7 @@ import { FormEvent, useState } from 'react';
 import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import type { components } from '../api/schema';
-import { CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { ConfirmDialog, CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
 import { can } from '../roles';
 
 type ApiKey = components['schemas']['ApiKeyDto'];
@@ -306,7 +306,7 @@ function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose:
     },
   });
   return (
-    <Dialog title={`Rotate ${apiKey.name}`} onClose={onClose}>
+    <ConfirmDialog title={`Rotate ${apiKey.name}`} action="Rotate" mutation={rotate} onClose={onClose}>
       <p>A new secret replaces the current one. Deploy it, then let the old one go.</p>
       <Field label="The old secret keeps working for">
         {(props) => (
@@ -319,16 +319,7 @@ function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose:
           </select>
         )}
       </Field>
-      <ErrorNote error={rotate.error} />
-      <p className="actions">
-        <button type="button" className="primary" onClick={() => rotate.mutate()} disabled={rotate.isPending}>
-          Rotate
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -342,20 +333,11 @@ function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void
     },
   });
   return (
-    <Dialog title={`Revoke ${apiKey.name}?`} onClose={onClose}>
+    <ConfirmDialog title={`Revoke ${apiKey.name}?`} action="Revoke key" danger mutation={revoke} onClose={onClose}>
       <p className="warning">
         Every request with this key is refused from now on, on every instance. This cannot be undone: a new key would have a new secret.
       </p>
-      <ErrorNote error={revoke.error} />
-      <p className="actions">
-        <button type="button" className="danger" onClick={() => revoke.mutate()} disabled={revoke.isPending}>
-          Revoke key
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 

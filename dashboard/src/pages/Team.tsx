@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import type { components } from '../api/schema';
-import { CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { ConfirmDialog, CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
 import { can, Role, ROLE_SUMMARY } from '../roles';
 
 type Member = components['schemas']['MemberDto'];
@@ -361,18 +361,15 @@ function RevokeDialog({ invitation, onClose }: { invitation: Invitation; onClose
     },
   });
   return (
-    <Dialog title={`Revoke the invitation of ${invitation.email}?`} onClose={onClose}>
+    <ConfirmDialog
+      title={`Revoke the invitation of ${invitation.email}?`}
+      action="Revoke invitation"
+      danger
+      mutation={revoke}
+      onClose={onClose}
+    >
       <p className="warning">Its link stops working at once. You can invite the address again later.</p>
-      <ErrorNote error={revoke.error} />
-      <p className="actions">
-        <button type="button" className="danger" onClick={() => revoke.mutate()} disabled={revoke.isPending}>
-          Revoke invitation
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -423,22 +420,13 @@ function RemoveDialog({ member, myId, onClose }: { member: Member; myId: string;
     },
   });
   return (
-    <Dialog title={`Remove ${member.email}?`} onClose={onClose}>
+    <ConfirmDialog title={`Remove ${member.email}?`} action="Remove member" danger mutation={remove} onClose={onClose}>
       <p className="warning">
         {member.id === myId
           ? 'This is you: you are signed out at once and cannot sign in to this account again unless someone invites you.'
           : `${member.email} is signed out at once and can no longer sign in; invitations they sent stop working. The account's API keys keep working.`}
       </p>
-      <ErrorNote error={remove.error} />
-      <p className="actions">
-        <button type="button" className="danger" onClick={() => remove.mutate()} disabled={remove.isPending}>
-          Remove member
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 
@@ -449,21 +437,12 @@ function ResetDialog({ member, onClose, onIssued }: { member: Member; onClose: (
     onSuccess: (issued) => onIssued(issued.emailed ? null : issued.token),
   });
   return (
-    <Dialog title={`Reset password of ${member.email}?`} onClose={onClose}>
+    <ConfirmDialog title={`Reset password of ${member.email}?`} action="Make reset link" mutation={reset} onClose={onClose}>
       <p>
         Gatehouse makes a one-time link (1 hour) that sets a new password: e-mailed to them where this Gatehouse sends e-mail, otherwise
         shown to you to pass on. Their current password works until the link is used; then they are signed out everywhere. A newer reset
         ends this one.
       </p>
-      <ErrorNote error={reset.error} />
-      <p className="actions">
-        <button type="button" className="primary" onClick={() => reset.mutate()} disabled={reset.isPending}>
-          Make reset link
-        </button>
-        <button type="button" onClick={onClose}>
-          Cancel
-        </button>
-      </p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
