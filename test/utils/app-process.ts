@@ -35,7 +35,8 @@ export class AppProcess {
     child.stderr?.on('data', keep);
   }
 
-  static async start(env: NodeJS.ProcessEnv): Promise<AppProcess> {
+  /** Started, not yet ready: for a test that stops it while it starts. */
+  static async spawn(env: NodeJS.ProcessEnv): Promise<AppProcess> {
     buildOnce();
     const port = await freePort();
     const child = spawn(process.execPath, ['dist/main.js'], {
@@ -43,18 +44,28 @@ export class AppProcess {
       env: { ...process.env, LOG_REQUESTS: 'all', ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const app = new AppProcess(port, child);
+    return new AppProcess(port, child);
+  }
+
+  static async start(env: NodeJS.ProcessEnv): Promise<AppProcess> {
+    const app = await AppProcess.spawn(env);
+    const { child } = app;
     const ready = async () =>
       child.exitCode !== null ||
       (await fetch(`${app.url}/health/ready`).then(
         (r) => r.status,
         () => 0,
       )) === 200;
-    const up = await eventually(ready, { timeoutMs: 20_000 }).catch(() => false);
+    // A first start runs initdb and the migrations: seconds, many more on a busy machine.
+    const up = await eventually(ready, { timeoutMs: 60_000 }).catch(() => false);
     if (child.exitCode !== null) throw new Error(`app exited with ${child.exitCode}:\n${app.log.join('\n')}`);
     if (up) return app;
     child.kill('SIGKILL');
     throw new Error(`app did not become ready:\n${app.log.join('\n')}`);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   get url(): string {
@@ -65,11 +76,23 @@ export class AppProcess {
    * SIGTERM, and how it ended: Nest runs the shutdown hooks, then raises the signal again, so a
    * clean stop ends by SIGTERM (or exit code 0), a crash with another code.
    */
-  async stop(): Promise<{ code: number | null; signal: string | null }> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return { code: this.child.exitCode, signal: this.child.signalCode };
-    this.child.kill('SIGTERM');
-    const [code, signal] = (await once(this.child, 'exit')) as [number | null, string | null];
-    appendFileSync(logFileFor(`process-${this.port}`), this.log.join('\n') + '\n');
-    return { code, signal };
+  stop(): Promise<{ code: number | null; signal: string | null }> {
+    return this.kill('SIGTERM');
+  }
+
+  /** Sends `signal` (SIGKILL: no shutdown at all), and how the process ended; how it ended if it had. */
+  async kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: string | null }> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill(signal);
+      await once(this.child, 'exit');
+      appendFileSync(logFileFor(`process-${this.port}`), this.log.join('\n') + '\n');
+    }
+    return { code: this.child.exitCode, signal: this.child.signalCode };
+  }
+
+  /** How it ended, once it has (a start that fails ends by itself). */
+  async exited(): Promise<{ code: number | null; signal: string | null }> {
+    if (this.child.exitCode === null && this.child.signalCode === null) await once(this.child, 'exit');
+    return { code: this.child.exitCode, signal: this.child.signalCode };
   }
 }
