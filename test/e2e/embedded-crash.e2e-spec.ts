@@ -65,16 +65,18 @@ async function keyNames(app: AppProcess, token: string): Promise<string[]> {
   const { database, creating } = embeddedPaths(dataDir);
 
   it('a first start stopped at any moment (kill -9, Ctrl-C) leaves a directory the next start opens and serves from', async () => {
+    // Where the database is made: in place (earlier versions) or beside it.
+    const inEither = (found: (dir: string) => boolean) => () => found(database) || found(creating);
     const moments: Array<[NodeJS.Signals, () => boolean]> = [
-      ['SIGKILL', () => existsSync(join(creating, 'PG_VERSION')) || existsSync(database)], // initdb begins
-      ['SIGINT', () => existsSync(join(creating, 'global', 'pg_control')) || existsSync(database)], // initdb, later
-      ['SIGKILL', () => migrating(creating) || existsSync(database)], // the migrations run
+      ['SIGKILL', inEither((dir) => existsSync(join(dir, 'PG_VERSION')))], // initdb begins
+      ['SIGINT', inEither((dir) => existsSync(join(dir, 'base', '4')))], // initdb copies template1
+      ['SIGKILL', inEither(migrating)], // the migrations run
       ['SIGKILL', () => existsSync(database)], // the new database opens
     ];
     for (const [signal, moment] of moments) {
       const app = await AppProcess.spawn(env(dataDir));
-      await eventually(moment, { timeoutMs: 60_000, intervalMs: 5 });
-      await app.kill(signal);
+      await eventually(() => moment() || !app.running, { timeoutMs: 60_000, intervalMs: 5 });
+      expect(await app.kill(signal)).toEqual({ code: null, signal }); // not ended by itself
     }
     const app = await AppProcess.start(env(dataDir));
     try {
@@ -120,9 +122,12 @@ async function keyNames(app: AppProcess, token: string): Promise<string[]> {
   it('refuses a second process on the same directory, saying which process has it; the first keeps serving', async () => {
     const first = await AppProcess.start(env(dataDir));
     try {
-      const second = await AppProcess.spawn(env(dataDir));
-      expect(await second.exited()).toEqual({ code: 1, signal: null });
-      expect(second.log.join('\n')).toContain(`The embedded database in ${dataDir} is in use by process ${first.pid}`);
+      const refused = await AppProcess.start(env(dataDir)).then(
+        async (second) => `it started: ${JSON.stringify(await second.stop())}`,
+        (err: Error) => err.message,
+      );
+      expect(refused).toContain('app exited with 1');
+      expect(refused).toContain(`The embedded database in ${dataDir} is in use by process ${first.pid}`);
       expect(await createKey(first, await signIn(first), 'while a second process was refused')).toBe(201);
     } finally {
       await first.stop();
@@ -150,10 +155,13 @@ async function keyNames(app: AppProcess, token: string): Promise<string[]> {
 
     rmSync(join(pglite, 'global', 'pg_control')); // PGlite aborts on such a directory
     const files = readdirSync(pglite, { recursive: true }).sort();
-    const refused = await AppProcess.spawn(env(legacy));
-    expect(await refused.exited()).toEqual({ code: 1, signal: null });
-    expect(refused.log.join('\n')).toContain(`The embedded database in ${pglite} does not open (`);
-    expect(refused.log.join('\n')).toContain('It holds tables, so it is left as it is');
+    const refused = await AppProcess.start(env(legacy)).then(
+      async (started) => `it started: ${JSON.stringify(await started.stop())}`,
+      (err: Error) => err.message,
+    );
+    expect(refused).toContain('app exited with 1');
+    expect(refused).toContain(`The embedded database in ${pglite} does not open (`);
+    expect(refused).toContain('It holds tables, so it is left as it is');
     expect(readdirSync(pglite, { recursive: true }).sort()).toEqual(files);
   }, 120_000);
 });

@@ -64,6 +64,10 @@ export class AppProcess {
     throw new Error(`app did not become ready:\n${app.log.join('\n')}`);
   }
 
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }
@@ -82,17 +86,11 @@ export class AppProcess {
 
   /** Sends `signal` (SIGKILL: no shutdown at all), and how the process ended; how it ended if it had. */
   async kill(signal: NodeJS.Signals): Promise<{ code: number | null; signal: string | null }> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
+    if (this.running) {
       this.child.kill(signal);
       await once(this.child, 'exit');
       appendFileSync(logFileFor(`process-${this.port}`), this.log.join('\n') + '\n');
     }
-    return { code: this.child.exitCode, signal: this.child.signalCode };
-  }
-
-  /** How it ended, once it has (a start that fails ends by itself). */
-  async exited(): Promise<{ code: number | null; signal: string | null }> {
-    if (this.child.exitCode === null && this.child.signalCode === null) await once(this.child, 'exit');
     return { code: this.child.exitCode, signal: this.child.signalCode };
   }
 }
