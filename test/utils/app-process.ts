@@ -1,6 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { eventually } from './eventually';
 import { logFileFor } from './log-scan';
@@ -8,12 +8,17 @@ import { freePort } from './private-redis';
 
 const ROOT = resolve(__dirname, '../..');
 
+/**
+ * Written into dist/ by buildOnce, deleted by the global setup: Jest loads this module afresh for
+ * each test file, so what was built in this run is recorded beside the build.
+ */
+export const BUILT_IN_THIS_RUN = resolve(ROOT, 'dist/.built-in-this-test-run');
+
 /** `npm run build` once per test run: process tests run the build `npm run start:prod` runs (its node flags: scripts/smoke.sh). */
-let built = false;
 export function buildOnce(): void {
-  if (built) return;
+  if (existsSync(BUILT_IN_THIS_RUN)) return;
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  built = true;
+  writeFileSync(BUILT_IN_THIS_RUN, '');
 }
 
 /** The built app (dist/main.js) as its own process, with its log kept for inspection. */

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { BUILT_IN_THIS_RUN } from './app-process';
 import { clearLogs } from './log-scan';
 
 const ROOT = resolve(__dirname, '../..');
@@ -10,6 +12,7 @@ const ROOT = resolve(__dirname, '../..');
  */
 export default function globalSetup(): void {
   clearLogs();
+  rmSync(BUILT_IN_THIS_RUN, { force: true }); // process tests build once in each run
   const url = process.env.E2E_DATABASE_URL;
   if (!url) return;
   execFileSync(resolve(ROOT, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
