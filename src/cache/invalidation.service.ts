@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { EventEmitter, once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { EventEmitter } from 'node:events';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
+import { firstConnectionAttempt } from '../common/redis-first-connection';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import {
   CACHE_REFRESH_MS,
@@ -58,7 +58,7 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
     void this.subscriber.subscribe(this.channel).catch((err: Error) => {
       this.logger.warn(`Cannot subscribe to cache invalidations (${err.message}); other instances' changes reach this one within 30 s`);
     });
-    await Promise.race([once(this.subscriber, 'ready'), sleep(2000, undefined, { ref: false })]);
+    await firstConnectionAttempt(this.subscriber);
   }
 
   /** A ReadThroughCache keyed by `topic`'s ids, whose entries this topic's invalidations drop on every instance. */

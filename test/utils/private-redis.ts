@@ -24,6 +24,11 @@ export class PrivateRedis {
     return redis;
   }
 
+  /** A spare port with no redis-server on it yet: `start()` brings one up there. */
+  static async reserve(): Promise<PrivateRedis> {
+    return new PrivateRedis(await freePort());
+  }
+
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
