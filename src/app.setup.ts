@@ -42,6 +42,9 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
     // The client IP (anonymous limits) comes from X-Forwarded-For only behind a configured proxy.
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    // Fastify's own 503 for requests that arrive while the server closes has none of our headers
+    // and not our body: Lifecycle.refusal answers them instead (configureApp).
+    return503OnClosing: false,
   });
 }
 
@@ -66,16 +69,16 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   fastify.decorateRequest('attributedTo', null);
   fastify.decorateRequest('rateLimit', null);
   fastify.decorateRequest('endpoint', null);
+  const lifecycle = app.get(Lifecycle);
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id); // lower case: see writeRateLimitHeaders
-    done();
+    done(lifecycle.refusal());
   });
   publishAuthToRouteConfig(app);
   refuseUndeclaredQueries(app);
   installCors(app, config.dashboardOrigins);
   // Once draining, every answer closes its connection: keep-alive sockets that were busy when the
   // stop began would otherwise hold server.close() open for the whole keep-alive timeout.
-  const lifecycle = app.get(Lifecycle);
   fastify.addHook('onSend', (_req, reply, payload, done) => {
     if (lifecycle.isDraining) reply.header('Connection', 'close');
     done(null, payload);

@@ -1593,7 +1593,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1765,7 +1765,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1936,7 +1936,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2134,7 +2134,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2333,7 +2333,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2555,7 +2555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2727,7 +2727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2910,7 +2910,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3082,7 +3082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3303,7 +3303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3525,7 +3525,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3747,7 +3747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3895,7 +3895,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4116,7 +4116,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4338,7 +4338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4510,7 +4510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4682,7 +4682,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4904,7 +4904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5101,7 +5101,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5321,7 +5321,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5592,7 +5592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5806,7 +5806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6028,7 +6028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6200,7 +6200,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6422,7 +6422,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6620,7 +6620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6818,7 +6818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7066,7 +7066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7314,7 +7314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7486,7 +7486,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7658,7 +7658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7903,7 +7903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8126,7 +8126,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8336,7 +8336,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8540,7 +8540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8712,7 +8712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8884,7 +8884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9106,7 +9106,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9303,7 +9303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
