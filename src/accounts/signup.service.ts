@@ -67,21 +67,10 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
     await this.challenges.spendSignupSolution(input.altcha);
     const email = normalizeEmail(input.email);
     try {
-      const { accountId, ownerId } = await this.accounts.createWithOwner({
-        name: input.accountName,
-        email,
-        password: input.password,
-        emailConfirmed: !this.mailer.enabled,
-      });
-      await this.audit.record({
-        accountId,
-        action: 'account.created',
-        actorId: ownerId,
-        actorEmail: email,
-        requestId,
-        target: { type: 'account', id: accountId },
-        details: { via: 'signup' },
-      });
+      const { ownerId } = await this.accounts.createWithOwner(
+        { name: input.accountName, email, password: input.password, emailConfirmed: !this.mailer.enabled },
+        { requestId, details: { via: 'signup' } },
+      );
       if (this.mailer.enabled)
         this.mailer.sendLater(
           confirmationMail(email, this.mailer.link('/confirm-email', this.confirmationToken(ownerId))),
@@ -100,20 +89,20 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
       new AppError('invalid_credentials', 'The confirmation link is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
     const userId = this.confirmedUserId(token);
     if (userId === undefined) throw refused();
-    const confirmed = await this.prisma.user.updateMany({
-      where: { id: userId, emailConfirmedAt: null },
-      data: { emailConfirmedAt: new Date() },
-    });
-    if (confirmed.count === 0) throw refused();
-    const user = await this.prisma.user.findUniqueOrThrow({ where: { id: userId } });
-    await this.audit.record({
-      accountId: user.accountId,
-      action: 'auth.login',
-      actorId: user.id,
-      actorEmail: user.email,
-      requestId,
-      target: { type: 'user', id: user.id },
-      details: { via: 'email_confirmation' },
+    const user = await this.prisma.$transaction(async (tx) => {
+      const confirmed = await tx.user.updateMany({ where: { id: userId, emailConfirmedAt: null }, data: { emailConfirmedAt: new Date() } });
+      if (confirmed.count === 0) throw refused();
+      const found = await tx.user.findUniqueOrThrow({ where: { id: userId } });
+      await this.audit.record(tx, {
+        accountId: found.accountId,
+        action: 'auth.login',
+        actorId: found.id,
+        actorEmail: found.email,
+        requestId,
+        target: { type: 'user', id: found.id },
+        details: { via: 'email_confirmation' },
+      });
+      return found;
     });
     return this.tokens.issue(user);
   }

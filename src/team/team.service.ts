@@ -64,7 +64,7 @@ export class TeamService {
     const email = normalizeEmail(rawEmail);
     const token = `ghi_${randomBytes(32).toString('base64url')}`;
     const now = new Date();
-    const { invitation, replaced } = await this.prisma.$transaction(async (tx) => {
+    const invitation = await this.prisma.$transaction(async (tx) => {
       const old = await tx.invitation.updateMany({
         where: { accountId: actor.accountId, email, ...pendingAt(now) },
         data: { revokedAt: now },
@@ -79,9 +79,15 @@ export class TeamService {
           expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
         },
       });
-      return { invitation: created, replaced: old.count };
+      await this.audit.recordBy(
+        tx,
+        actor,
+        'team.invitation_created',
+        { type: 'invitation', id: created.id },
+        { email, role, replaced: old.count },
+      );
+      return created;
     });
-    await this.audit.recordBy(actor, 'team.invitation_created', { type: 'invitation', id: invitation.id }, { email, role, replaced });
     const answer = { id: invitation.id, email, role, expiresAt: invitation.expiresAt.toISOString() };
     if (!this.mailer.enabled) return { ...answer, token, emailed: false };
     this.mailer.sendLater(
@@ -127,14 +133,17 @@ ${this.mailer.link('/accept-invitation', token)}
     if (invitation.role === 'OWNER' && actor.role !== 'OWNER') {
       throw new AppError('insufficient_permissions', 'Only an OWNER may revoke an invitation to become OWNER.');
     }
-    const revoked = await this.prisma.invitation.updateMany({ where: { id, ...pendingAt(now) }, data: { revokedAt: now } });
-    if (revoked.count === 0) throw new AppError('not_found', 'No such pending invitation.'); // accepted meanwhile
-    await this.audit.recordBy(
-      actor,
-      'team.invitation_revoked',
-      { type: 'invitation', id },
-      { email: invitation.email, role: invitation.role },
-    );
+    await this.prisma.$transaction(async (tx) => {
+      const revoked = await tx.invitation.updateMany({ where: { id, ...pendingAt(now) }, data: { revokedAt: now } });
+      if (revoked.count === 0) throw new AppError('not_found', 'No such pending invitation.'); // accepted meanwhile
+      await this.audit.recordBy(
+        tx,
+        actor,
+        'team.invitation_revoked',
+        { type: 'invitation', id },
+        { email: invitation.email, role: invitation.role },
+      );
+    });
   }
 
   /** Single use: the invitation is claimed in the same transaction that creates the user. */
@@ -162,16 +171,19 @@ ${this.mailer.link('/accept-invitation', token)}
       if (inviter === null || !mayInvite(inviter.role as Role, invitation.role as Role)) throw refused();
       if ((await tx.user.count({ where: { email: invitation.email } })) > 0)
         throw new AppError('conflict', 'A user with this email exists.');
-      return tx.user.create({ data: { email: invitation.email, role: invitation.role, accountId: invitation.accountId, passwordHash } });
-    });
-    await this.audit.record({
-      accountId: user.accountId,
-      action: 'team.invitation_accepted',
-      actorId: user.id,
-      actorEmail: user.email,
-      requestId,
-      target: { type: 'invitation', id: invitation.id },
-      details: { role: user.role },
+      const created = await tx.user.create({
+        data: { email: invitation.email, role: invitation.role, accountId: invitation.accountId, passwordHash },
+      });
+      await this.audit.record(tx, {
+        accountId: created.accountId,
+        action: 'team.invitation_accepted',
+        actorId: created.id,
+        actorEmail: created.email,
+        requestId,
+        target: { type: 'invitation', id: invitation.id },
+        details: { role: created.role },
+      });
+      return created;
     });
     return this.tokens.issue(user);
   }
@@ -183,25 +195,25 @@ ${this.mailer.link('/accept-invitation', token)}
       }
       if (member.role === 'OWNER' && role !== 'OWNER') await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, role);
+      await this.audit.recordBy(tx, actor, 'team.role_changed', { type: 'user', id: userId }, { to: role });
       return tx.user.update({ where: { id: member.id }, data: { role } });
     });
     this.invalidation.invalidate('user', userId);
-    await this.audit.recordBy(actor, 'team.role_changed', { type: 'user', id: userId }, { to: role });
     return toMemberDto(updated);
   }
 
   /** The member's tokens stop working at once: their user row is gone. */
   async remove(actor: Actor, userId: string): Promise<void> {
-    const removed = await this.withOwnersLocked(actor, userId, async (tx, member) => {
+    await this.withOwnersLocked(actor, userId, async (tx, member) => {
       if (member.role === 'OWNER') {
         if (actor.role !== 'OWNER') throw new AppError('insufficient_permissions', 'Only an OWNER may remove an OWNER.');
         await this.assertNotLastOwner(tx, actor.accountId);
       }
       await revokeInvitationsOf(tx, member.id, null);
+      await this.audit.recordBy(tx, actor, 'team.member_removed', { type: 'user', id: userId }, { email: member.email, role: member.role });
       return tx.user.delete({ where: { id: member.id } });
     });
     this.invalidation.invalidate('user', userId);
-    await this.audit.recordBy(actor, 'team.member_removed', { type: 'user', id: userId }, { email: removed.email, role: removed.role });
   }
 
   /** Runs `change` with the account row locked, so two owners cannot demote each other at once. */
