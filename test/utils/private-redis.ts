@@ -62,7 +62,7 @@ export class PrivateRedis {
 
   async kill(): Promise<void> {
     const p = this.process;
-    if (p === undefined || p.exitCode !== null) return;
+    if (p === undefined || p.exitCode !== null || p.signalCode !== null) return; // not started, or already gone
     p.kill('SIGCONT');
     p.kill('SIGKILL');
     await once(p, 'exit');
