@@ -7,7 +7,7 @@ import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from './challenges';
 import type { Actor } from './current-principal.decorator';
 import { TokenResponseDto } from './dto/login.dto';
-import { MeDto } from './dto/me.dto';
+import { MeDto, SETTING_LIMITS } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
 import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from './passwords';
 import type { UserPrincipal } from './principal';
@@ -74,6 +74,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
       role: user.role,
       account: { id: user.accountId, name: account.accountName },
       plan: account.plan,
+      limits: SETTING_LIMITS,
     };
   }
 

@@ -663,6 +663,24 @@ export interface components {
              */
             challengeMaxNumber: number;
         };
+        BoundsDto: {
+            /**
+             * Format: int32
+             * @description The smallest value accepted.
+             */
+            min: number;
+            /**
+             * Format: int32
+             * @description The largest value accepted.
+             */
+            max: number;
+        };
+        SettingLimitsDto: {
+            /** @description Bounds of an API key’s `challengeMaxNumber`. */
+            challengeMaxNumber: components["schemas"]["BoundsDto"];
+            /** @description Bounds of the account’s `nonceTtlSeconds`. */
+            nonceTtlSeconds: components["schemas"]["BoundsDto"];
+        };
         MeDto: {
             /**
              * Format: uuid
@@ -680,6 +698,8 @@ export interface components {
             account: components["schemas"]["MeAccountDto"];
             /** @description The account’s plan and limits. */
             plan: components["schemas"]["PlanDto"];
+            /** @description The bounds of the settings a dashboard offers (the API refuses values outside them). */
+            limits: components["schemas"]["SettingLimitsDto"];
         };
         PasswordResetRequestDto: {
             /**
