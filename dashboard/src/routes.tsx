@@ -1,7 +1,7 @@
 import { createBrowserRouter, Navigate } from 'react-router';
-import { useMeContext } from './components/Form';
+import { Layout, useMeContext } from './components/Layout';
+import { RequireSession } from './components/RequireSession';
 import { can } from './roles';
-import { Layout, RequireSession } from './components/Layout';
 import { AccountPage } from './pages/Account';
 import { AcceptInvitationPage, ConfirmEmailPage, ForgotPasswordPage, ResetPasswordPage } from './pages/Links';
 import { AnalyticsPage } from './pages/Analytics';

@@ -1,4 +1,4 @@
-import { Field } from './Form';
+import { Field } from './Field';
 
 /** The server's password policy (docs/API.md: 12 to 256 characters, not the email address). */
 export const PASSWORD_MIN = 12;

@@ -4,7 +4,13 @@ import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import type { components } from '../api/schema';
 import { session } from '../api/session';
-import { ConfirmDialog, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Dialog } from '../components/Dialog';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { formatDate } from '../format';
+import { PageTitle } from '../components/PageTitle';
+import { useMeContext } from '../components/Layout';
 import { can } from '../roles';
 
 type Account = components['schemas']['AccountDto'];

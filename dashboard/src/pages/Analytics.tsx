@@ -4,7 +4,9 @@ import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import type { components } from '../api/schema';
 import { ChartSeries, TimeChart } from '../components/Chart';
-import { ErrorNote, PageTitle, useMeContext } from '../components/Form';
+import { ErrorNote } from '../components/ErrorNote';
+import { PageTitle } from '../components/PageTitle';
+import { useMeContext } from '../components/Layout';
 import { can } from '../roles';
 
 type Grain = 'minute' | 'hour' | 'day';

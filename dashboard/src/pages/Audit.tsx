@@ -3,7 +3,11 @@ import { useState } from 'react';
 import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import type { components } from '../api/schema';
-import { ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { formatDate } from '../format';
+import { PageTitle } from '../components/PageTitle';
+import { useMeContext } from '../components/Layout';
 import { can } from '../roles';
 
 type AuditEvent = components['schemas']['AuditEventDto'];

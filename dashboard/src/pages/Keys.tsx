@@ -3,7 +3,14 @@ import { FormEvent, useState } from 'react';
 import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import type { components } from '../api/schema';
-import { ConfirmDialog, CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { CopyButton } from '../components/CopyButton';
+import { Dialog } from '../components/Dialog';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { formatDate } from '../format';
+import { PageTitle } from '../components/PageTitle';
+import { useMeContext } from '../components/Layout';
 import { can } from '../roles';
 
 type ApiKey = components['schemas']['ApiKeyDto'];

@@ -9,7 +9,9 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/api';
 import { ApiError, unwrap } from '../api/errors';
 import { session } from '../api/session';
-import { ErrorNote, Field, NarrowPage } from '../components/Form';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { NarrowPage } from '../components/NarrowPage';
 import { newPasswordOf, NewPasswordTwice } from '../components/Password';
 
 /** The token of `#token=…`, read on the first render; the fragment then leaves the address bar. */

@@ -3,7 +3,10 @@ import { FormEvent, useState } from 'react';
 import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import { session } from '../api/session';
-import { ErrorNote, Field, PageTitle, useMeContext } from '../components/Form';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { PageTitle } from '../components/PageTitle';
+import { useMeContext } from '../components/Layout';
 import { newPasswordOf, NewPasswordTwice } from '../components/Password';
 import { ROLE_SUMMARY } from '../roles';
 

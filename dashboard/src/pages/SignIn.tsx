@@ -4,8 +4,10 @@ import { Link, Navigate, useLocation, useNavigate } from 'react-router';
 import { api } from '../api/api';
 import { unwrap } from '../api/errors';
 import { session, SignOutReason, useSession } from '../api/session';
-import type { ReturnState } from '../components/Layout';
-import { ErrorNote, Field, NarrowPage } from '../components/Form';
+import type { ReturnState } from '../components/RequireSession';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { NarrowPage } from '../components/NarrowPage';
 
 const REASONS: Record<SignOutReason, string> = {
   expired: 'Your session expired. Sign in again to go on where you were.',

@@ -3,7 +3,9 @@ import { FormEvent, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/api';
 import { ApiError, unwrap } from '../api/errors';
-import { ErrorNote, Field, NarrowPage } from '../components/Form';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { NarrowPage } from '../components/NarrowPage';
 import { NewPasswordField, PASSWORD_HINT } from '../components/Password';
 import { useSignupOpen } from './SignIn';
 
