@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
 import { api } from '../api/api';
 import { unwrap } from '../api/errors';
+import { INPUT_LIMITS } from '../api/input-limits';
 import type { components } from '../api/schema';
 import { session } from '../api/session';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -11,14 +12,11 @@ import { Field } from '../components/Field';
 import { formatDate } from '../format';
 import { PageTitle } from '../components/PageTitle';
 import { useMeContext } from '../components/Layout';
-import { can } from '../roles';
+import { can, Me } from '../roles';
 
 type Account = components['schemas']['AccountDto'];
 type Plan = components['schemas']['PlanDto'];
 type PlanId = components['schemas']['ChangePlanDto']['plan'];
-
-const NONCE_TTL_MIN = 30;
-const NONCE_TTL_MAX = 3600;
 
 function useAccountChanged() {
   const queryClient = useQueryClient();
@@ -38,7 +36,7 @@ export function AccountPage() {
       <PageTitle>Account and plan</PageTitle>
       <ErrorNote error={account.error} />
       {account.isPending && <p role="status">Loading the account…</p>}
-      {account.data && <AccountSettings account={account.data} editable={can.editAccount(me.role)} />}
+      {account.data && <AccountSettings account={account.data} editable={can.editAccount(me.role)} limits={me.limits} />}
       <section className="panel" aria-labelledby="plan-title">
         <h2 id="plan-title">Plan</h2>
         <p>
@@ -54,8 +52,10 @@ export function AccountPage() {
   );
 }
 
-function AccountSettings({ account, editable }: { account: Account; editable: boolean }) {
+/** `limits`: the bounds the server gives for the nonce lifetime. */
+function AccountSettings({ account, editable, limits }: { account: Account; editable: boolean; limits: Me['limits'] }) {
   const changed = useAccountChanged();
+  const ttl = limits.nonceTtlSeconds;
   const [saved, setSaved] = useState(false);
   const save = useMutation({
     mutationFn: async (body: { name?: string; nonceTtlSeconds?: number }) => unwrap(await api.PATCH('/api/v1/account', { body })),
@@ -69,11 +69,11 @@ function AccountSettings({ account, editable }: { account: Account; editable: bo
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const name = String(form.get('name')).trim();
-    const ttl = Number(form.get('nonceTtlSeconds'));
+    const nonceTtlSeconds = Number(form.get('nonceTtlSeconds'));
     setSaved(false);
     save.mutate({
       ...(name !== account.name ? { name } : {}),
-      ...(ttl !== account.nonceTtlSeconds ? { nonceTtlSeconds: ttl } : {}),
+      ...(nonceTtlSeconds !== account.nonceTtlSeconds ? { nonceTtlSeconds } : {}),
     });
   }
 
@@ -99,11 +99,11 @@ function AccountSettings({ account, editable }: { account: Account; editable: bo
       <p className="hint">Created {formatDate(account.createdAt)}.</p>
       <form className="settings" onSubmit={submit} aria-busy={save.isPending}>
         <Field label="Account name">
-          {(props) => <input {...props} name="name" required maxLength={100} defaultValue={account.name} />}
+          {(props) => <input {...props} name="name" required maxLength={INPUT_LIMITS.name.max} defaultValue={account.name} />}
         </Field>
         <Field
           label="Nonce lifetime (seconds)"
-          hint={`How long a nonce from your widget stays valid for your server to verify, ${NONCE_TTL_MIN}–${NONCE_TTL_MAX}. Applies to nonces issued from now on.`}
+          hint={`How long a nonce from your widget stays valid for your server to verify, ${ttl.min}–${ttl.max}. Applies to nonces issued from now on.`}
         >
           {(props) => (
             <input
@@ -112,8 +112,8 @@ function AccountSettings({ account, editable }: { account: Account; editable: bo
               type="number"
               inputMode="numeric"
               required
-              min={NONCE_TTL_MIN}
-              max={NONCE_TTL_MAX}
+              min={ttl.min}
+              max={ttl.max}
               step={1}
               defaultValue={account.nonceTtlSeconds}
             />

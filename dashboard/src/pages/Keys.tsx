@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
 import { api } from '../api/api';
 import { unwrap } from '../api/errors';
+import { INPUT_LIMITS } from '../api/input-limits';
 import type { components } from '../api/schema';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
@@ -11,7 +12,7 @@ import { Field } from '../components/Field';
 import { formatDate } from '../format';
 import { PageTitle } from '../components/PageTitle';
 import { useMeContext } from '../components/Layout';
-import { can } from '../roles';
+import { can, Me } from '../roles';
 
 type ApiKey = components['schemas']['ApiKeyDto'];
 type Scope = ApiKey['scopes'][number];
@@ -36,8 +37,6 @@ const GRACE_PERIODS = [
   { seconds: 21600, label: '6 hours' },
   { seconds: 86400, label: '24 hours (the most)' },
 ];
-const MIN_DIFFICULTY = 1000;
-const MAX_DIFFICULTY = 10_000_000;
 
 type Open =
   | { kind: 'create' }
@@ -144,14 +143,14 @@ export function KeysPage() {
       )}
       {open?.kind === 'create' && (
         <KeyForm
-          planDifficulty={me.plan.challengeMaxNumber}
+          me={me}
           onClose={close}
           onCreated={(created) =>
             setOpen({ kind: 'secret', name: created.name, secret: created.key, scopes: created.scopes, rotated: false })
           }
         />
       )}
-      {open?.kind === 'edit' && <KeyForm planDifficulty={me.plan.challengeMaxNumber} existing={open.key} onClose={close} />}
+      {open?.kind === 'edit' && <KeyForm me={me} existing={open.key} onClose={close} />}
       {open?.kind === 'rotate' && (
         <RotateDialog
           apiKey={open.key}
@@ -201,14 +200,15 @@ function parseOrigins(text: string): string[] {
     .filter(Boolean);
 }
 
+/** Difficulty: blank is the plan's (`me.plan`), a number within the bounds the server gives (`me.limits`). */
 function KeyForm({
   existing,
-  planDifficulty,
+  me,
   onClose,
   onCreated,
 }: {
   existing?: ApiKey;
-  planDifficulty: number;
+  me: Me;
   onClose: () => void;
   onCreated?: (key: WithSecret) => void;
 }) {
@@ -225,6 +225,7 @@ function KeyForm({
     },
   });
   const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['widget']);
+  const difficulty = me.limits.challengeMaxNumber;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -247,7 +248,7 @@ function KeyForm({
     <Dialog title={existing ? `Edit ${existing.name}` : 'Create an API key'} onClose={onClose}>
       <form onSubmit={submit} aria-busy={save.isPending}>
         <Field label="Name" hint="For people: where the key is used.">
-          {(props) => <input {...props} name="name" required maxLength={100} defaultValue={existing?.name} />}
+          {(props) => <input {...props} name="name" required maxLength={INPUT_LIMITS.name.max} defaultValue={existing?.name} />}
         </Field>
         <fieldset>
           <legend>Scopes</legend>
@@ -272,7 +273,7 @@ function KeyForm({
         )}
         <Field
           label="Challenge difficulty (optional)"
-          hint={`The widget's maxnumber, ${MIN_DIFFICULTY.toLocaleString()}–${MAX_DIFFICULTY.toLocaleString()}: higher costs bots (and visitors) more. Empty: your plan's ${planDifficulty.toLocaleString()}.`}
+          hint={`The widget's maxnumber, ${difficulty.min.toLocaleString()}–${difficulty.max.toLocaleString()}: higher costs bots (and visitors) more. Empty: your plan's ${me.plan.challengeMaxNumber.toLocaleString()}.`}
         >
           {(props) => (
             <input
@@ -280,8 +281,8 @@ function KeyForm({
               name="challengeMaxNumber"
               type="number"
               inputMode="numeric"
-              min={MIN_DIFFICULTY}
-              max={MAX_DIFFICULTY}
+              min={difficulty.min}
+              max={difficulty.max}
               step={1}
               defaultValue={existing?.challengeMaxNumber ?? ''}
             />

@@ -3,6 +3,7 @@ import { FormEvent, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/api';
 import { ApiError, unwrap } from '../api/errors';
+import { INPUT_LIMITS } from '../api/input-limits';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { NarrowPage } from '../components/NarrowPage';
@@ -96,11 +97,11 @@ function SignUpForm({ onAccepted }: { onAccepted: () => void }) {
     <form onSubmit={submit} aria-busy={signup.isPending}>
       <p>A new account on the free plan, with you as its owner.</p>
       <Field label="Email">
-        {(props) => <input {...props} name="email" type="email" autoComplete="username" required maxLength={254} />}
+        {(props) => <input {...props} name="email" type="email" autoComplete="username" required maxLength={INPUT_LIMITS.email.max} />}
       </Field>
       <NewPasswordField name="password" label="Password" hint={PASSWORD_HINT} />
       <Field label="Account name" hint="Your company or project: your team sees it.">
-        {(props) => <input {...props} name="accountName" required maxLength={100} autoComplete="organization" />}
+        {(props) => <input {...props} name="accountName" required maxLength={INPUT_LIMITS.name.max} autoComplete="organization" />}
       </Field>
       <ProofOfWork
         key={attempt}

@@ -3,6 +3,7 @@ import { FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { api } from '../api/api';
 import { unwrap } from '../api/errors';
+import { INPUT_LIMITS } from '../api/input-limits';
 import type { components } from '../api/schema';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
@@ -341,7 +342,7 @@ function InviteDialog({
     <Dialog title="Invite a member" onClose={onClose}>
       <form onSubmit={submit} aria-busy={invite.isPending}>
         <Field label="Email" hint="Inviting an address again replaces its pending invitation: only the newest link works.">
-          {(props) => <input {...props} name="email" type="email" required maxLength={254} autoComplete="off" />}
+          {(props) => <input {...props} name="email" type="email" required maxLength={INPUT_LIMITS.email.max} autoComplete="off" />}
         </Field>
         <RoleSelect myRole={myRole} defaultValue="DEVELOPER" />
         <ErrorNote error={invite.error} />
