@@ -1,9 +1,6 @@
 import { useEffect } from 'react';
 import { NavLink, Outlet, useLocation, useOutletContext } from 'react-router';
-import { useMutation } from '@tanstack/react-query';
-import { api } from '../api/api';
-import { session } from '../api/session';
-import { useMe } from '../me';
+import { useMe, useSignOut } from '../api/auth';
 import { can, Me } from '../roles';
 import { ErrorNote } from './ErrorNote';
 
@@ -16,11 +13,7 @@ export function useMeContext(): Me {
 export function Layout() {
   const me = useMe();
   const location = useLocation();
-  const signOut = useMutation({
-    mutationFn: () => api.POST('/api/v1/auth/logout'),
-    // Whatever the server answered, this tab forgets the token.
-    onSettled: () => session.end('signed_out'),
-  });
+  const signOut = useSignOut();
   useEffect(() => {
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [location.pathname]);

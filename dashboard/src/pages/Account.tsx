@@ -1,36 +1,19 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
+import { Account, Plan, useAccount, useChangePlan, useDeleteAccount, usePlans, useUpdateAccount } from '../api/account';
 import { INPUT_LIMITS } from '../api/input-limits';
-import type { components } from '../api/schema';
-import { session } from '../api/session';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Dialog } from '../components/Dialog';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
-import { formatDate } from '../format';
-import { PageTitle } from '../components/PageTitle';
 import { useMeContext } from '../components/Layout';
+import { PageTitle } from '../components/PageTitle';
+import { formatDate } from '../format';
 import { can, Me } from '../roles';
-
-type Account = components['schemas']['AccountDto'];
-type Plan = components['schemas']['PlanDto'];
-type PlanId = components['schemas']['ChangePlanDto']['plan'];
-
-function useAccountChanged() {
-  const queryClient = useQueryClient();
-  return (account: Account) => {
-    queryClient.setQueryData(['account'], account);
-    // The frame's header and every page's plan limits come from GET /auth/me.
-    return queryClient.invalidateQueries({ queryKey: ['me'] });
-  };
-}
 
 export function AccountPage() {
   const me = useMeContext();
-  const account = useQuery({ queryKey: ['account'], queryFn: async () => unwrap(await api.GET('/api/v1/account')) });
-  const plans = useQuery({ queryKey: ['plans'], queryFn: async () => unwrap(await api.GET('/api/v1/plans')).data, staleTime: 300_000 });
+  const account = useAccount();
+  const plans = usePlans();
   return (
     <>
       <PageTitle>Account and plan</PageTitle>
@@ -54,16 +37,9 @@ export function AccountPage() {
 
 /** `limits`: the bounds the server gives for the nonce lifetime. */
 function AccountSettings({ account, editable, limits }: { account: Account; editable: boolean; limits: Me['limits'] }) {
-  const changed = useAccountChanged();
-  const ttl = limits.nonceTtlSeconds;
   const [saved, setSaved] = useState(false);
-  const save = useMutation({
-    mutationFn: async (body: { name?: string; nonceTtlSeconds?: number }) => unwrap(await api.PATCH('/api/v1/account', { body })),
-    onSuccess: (updated) => {
-      setSaved(true);
-      void changed(updated);
-    },
-  });
+  const save = useUpdateAccount({ onSuccess: () => setSaved(true) });
+  const ttl = limits.nonceTtlSeconds;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -170,14 +146,7 @@ function Plans({ plans, current, mayChange }: { plans: Plan[]; current: string; 
 }
 
 function ChangePlanDialog({ plan, from, onClose }: { plan: Plan; from: Plan | undefined; onClose: () => void }) {
-  const changed = useAccountChanged();
-  const change = useMutation({
-    mutationFn: async () => unwrap(await api.PUT('/api/v1/account/plan', { body: { plan: plan.id as PlanId } })),
-    onSuccess: (updated) => {
-      void changed(updated);
-      onClose();
-    },
-  });
+  const change = useChangePlan(plan.id, { onSuccess: onClose });
   const lower = from !== undefined && plan.apiRequestsPerMinute < from.apiRequestsPerMinute;
   return (
     <ConfirmDialog title={`Switch to ${plan.name}?`} action="Change plan" mutation={change} onClose={onClose}>
@@ -214,11 +183,7 @@ function DangerZone({ account, mayDelete }: { account: Account; mayDelete: boole
 
 function DeleteAccountDialog({ account, onClose }: { account: Account; onClose: () => void }) {
   const [typed, setTyped] = useState('');
-  const remove = useMutation({
-    mutationFn: async () => unwrap(await api.DELETE('/api/v1/account', { body: { confirm: typed } })),
-    // The token died with the account: this tab signs out, and the sign-in page says so.
-    onSuccess: () => session.end('signed_out'),
-  });
+  const remove = useDeleteAccount(typed);
   return (
     <Dialog title={`Delete ${account.name}?`} onClose={onClose}>
       <p className="warning">

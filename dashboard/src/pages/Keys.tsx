@@ -1,30 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
 import { INPUT_LIMITS } from '../api/input-limits';
-import type { components } from '../api/schema';
+import { ApiKey, ApiKeyWithSecret, KeyFields, Scope, useKeys, useRevokeKey, useRotateKey, useSaveKey } from '../api/keys';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
-import { formatDate } from '../format';
-import { PageTitle } from '../components/PageTitle';
 import { useMeContext } from '../components/Layout';
+import { PageTitle } from '../components/PageTitle';
+import { formatDate } from '../format';
 import { can, Me } from '../roles';
-
-type ApiKey = components['schemas']['ApiKeyDto'];
-type Scope = ApiKey['scopes'][number];
-type WithSecret = components['schemas']['ApiKeyWithSecretDto'];
-interface KeyFields {
-  name: string;
-  scopes: Scope[];
-  allowedOrigins: string[];
-  /** null: back to the plan's difficulty. */
-  challengeMaxNumber?: number | null;
-  expiresAt?: string;
-}
 
 const SCOPES: { scope: Scope; label: string }[] = [
   { scope: 'widget', label: 'widget: challenges and nonces from your pages (a public key)' },
@@ -50,7 +35,7 @@ export function KeysPage() {
   const me = useMeContext();
   const [open, setOpen] = useState<Open>(null);
   const [showRevoked, setShowRevoked] = useState(false);
-  const keys = useQuery({ queryKey: ['api-keys'], queryFn: async () => unwrap(await api.GET('/api/v1/api-keys')).data });
+  const keys = useKeys();
   const close = () => setOpen(null);
   if (!can.manageKeys(me.role)) {
     return (
@@ -187,11 +172,6 @@ export function KeysPage() {
   );
 }
 
-function useKeysChanged() {
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-}
-
 /** Origins, one per line (or comma-separated), as the API takes them. */
 function parseOrigins(text: string): string[] {
   return text
@@ -210,22 +190,16 @@ function KeyForm({
   existing?: ApiKey;
   me: Me;
   onClose: () => void;
-  onCreated?: (key: WithSecret) => void;
+  onCreated?: (key: ApiKeyWithSecret) => void;
 }) {
-  const changed = useKeysChanged();
-  const save = useMutation({
-    mutationFn: async (fields: KeyFields): Promise<ApiKey | WithSecret> =>
-      existing
-        ? unwrap(await api.PATCH('/api/v1/api-keys/{id}', { params: { path: { id: existing.id } }, body: fields }))
-        : unwrap(await api.POST('/api/v1/api-keys', { body: fields })),
+  const save = useSaveKey(existing?.id, {
     onSuccess: (key) => {
-      void changed();
-      if ('key' in key && onCreated) onCreated(key as WithSecret);
+      if ('key' in key && onCreated) onCreated(key);
       else onClose();
     },
   });
-  const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['widget']);
   const difficulty = me.limits.challengeMaxNumber;
+  const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['widget']);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -302,17 +276,9 @@ function KeyForm({
   );
 }
 
-function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose: () => void; onRotated: (key: WithSecret) => void }) {
-  const changed = useKeysChanged();
+function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose: () => void; onRotated: (key: ApiKeyWithSecret) => void }) {
   const [grace, setGrace] = useState(0);
-  const rotate = useMutation({
-    mutationFn: async () =>
-      unwrap(await api.POST('/api/v1/api-keys/{id}/rotate', { params: { path: { id: apiKey.id } }, body: { gracePeriodSeconds: grace } })),
-    onSuccess: (key) => {
-      void changed();
-      onRotated(key);
-    },
-  });
+  const rotate = useRotateKey(apiKey.id, grace, { onSuccess: onRotated });
   return (
     <ConfirmDialog title={`Rotate ${apiKey.name}`} action="Rotate" mutation={rotate} onClose={onClose}>
       <p>A new secret replaces the current one. Deploy it, then let the old one go.</p>
@@ -332,14 +298,7 @@ function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose:
 }
 
 function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
-  const changed = useKeysChanged();
-  const revoke = useMutation({
-    mutationFn: async () => unwrap(await api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: apiKey.id } } })),
-    onSuccess: () => {
-      void changed();
-      onClose();
-    },
-  });
+  const revoke = useRevokeKey(apiKey.id, { onSuccess: onClose });
   return (
     <ConfirmDialog title={`Revoke ${apiKey.name}?`} action="Revoke key" danger mutation={revoke} onClose={onClose}>
       <p className="warning">

@@ -3,12 +3,11 @@
  * (`#token=…`, which browsers never send to a server), read once and then taken out of the address
  * bar, so it stays out of history, bookmarks and screenshots.
  */
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, ReactNode, useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
-import { api } from '../api/api';
-import { ApiError, unwrap } from '../api/errors';
-import { session } from '../api/session';
+import { useAcceptInvitation, useAcceptPasswordReset, useRequestPasswordReset } from '../api/auth';
+import { ApiError } from '../api/errors';
+import { useConfirmSignup } from '../api/signup';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { NarrowPage } from '../components/NarrowPage';
@@ -29,15 +28,10 @@ function useLinkToken(): string | null {
   return token;
 }
 
-/** Starts the session the API answered (like sign-in) and opens the dashboard; nothing of a previous person's stays cached. */
-function useSignInWith() {
-  const queryClient = useQueryClient();
+/** Once the link's answer has signed the person in: the dashboard. */
+function useOpenDashboard() {
   const navigate = useNavigate();
-  return ({ token, expiresIn }: { token: string; expiresIn: number }) => {
-    queryClient.clear();
-    session.start(token, expiresIn);
-    navigate('/', { replace: true });
-  };
+  return () => void navigate('/', { replace: true });
 }
 
 /** The API's error, or for the statuses a page expects, what it means in that page's words. */
@@ -91,12 +85,8 @@ function NewPasswordForm({
 
 export function AcceptInvitationPage() {
   const token = useLinkToken();
-  const signInWith = useSignInWith();
-  const accept = useMutation({
-    mutationFn: async (password: string) =>
-      unwrap(await api.POST('/api/v1/auth/invitations/accept', { body: { token: token!, password } })),
-    onSuccess: signInWith,
-  });
+  const openDashboard = useOpenDashboard();
+  const accept = useAcceptInvitation(token, { onSuccess: openDashboard });
   return (
     <NarrowPage title="Join your team">
       {token === null ? (
@@ -140,12 +130,8 @@ export function AcceptInvitationPage() {
 
 export function ResetPasswordPage() {
   const token = useLinkToken();
-  const signInWith = useSignInWith();
-  const reset = useMutation({
-    mutationFn: async (newPassword: string) =>
-      unwrap(await api.POST('/api/v1/auth/password-reset/accept', { body: { token: token!, newPassword } })),
-    onSuccess: signInWith,
-  });
+  const openDashboard = useOpenDashboard();
+  const reset = useAcceptPasswordReset(token, { onSuccess: openDashboard });
   return (
     <NarrowPage title="Set a new password">
       {token === null ? (
@@ -182,11 +168,8 @@ export function ResetPasswordPage() {
 
 export function ConfirmEmailPage() {
   const token = useLinkToken();
-  const signInWith = useSignInWith();
-  const confirm = useMutation({
-    mutationFn: async (value: string) => unwrap(await api.POST('/api/v1/auth/signup/confirm', { body: { token: value } })),
-    onSuccess: signInWith,
-  });
+  const openDashboard = useOpenDashboard();
+  const confirm = useConfirmSignup({ onSuccess: openDashboard });
   // Once per page load: the link works once, and a second call would answer 401.
   const sent = useRef(false);
   const { mutate } = confirm;
@@ -219,9 +202,7 @@ export function ConfirmEmailPage() {
 }
 
 export function ForgotPasswordPage() {
-  const request = useMutation({
-    mutationFn: async (email: string) => unwrap(await api.POST('/api/v1/auth/password-reset/request', { body: { email } })),
-  });
+  const request = useRequestPasswordReset();
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     request.mutate(String(new FormData(event.currentTarget).get('email')));

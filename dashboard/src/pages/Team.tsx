@@ -1,22 +1,26 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
 import { INPUT_LIMITS } from '../api/input-limits';
-import type { components } from '../api/schema';
+import {
+  Invitation,
+  Member,
+  useChangeRole,
+  useInvitations,
+  useInvite,
+  useIssuePasswordReset,
+  useMembers,
+  useRemoveMember,
+  useRevokeInvitation,
+} from '../api/team';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
-import { formatDate } from '../format';
-import { PageTitle } from '../components/PageTitle';
 import { useMeContext } from '../components/Layout';
+import { PageTitle } from '../components/PageTitle';
+import { formatDate } from '../format';
 import { can, Role, ROLE_SUMMARY } from '../roles';
-
-type Member = components['schemas']['MemberDto'];
-type Invitation = components['schemas']['PendingInvitationDto'];
 
 const ROLE_NAMES: Record<Role, string> = { OWNER: 'Owner', ADMIN: 'Admin', DEVELOPER: 'Developer', ANALYST: 'Analyst' };
 const ROLES = (Object.keys(ROLE_NAMES) as Role[]).map((role) => ({ role, label: `${ROLE_NAMES[role]}: ${ROLE_SUMMARY[role]}` }));
@@ -44,12 +48,8 @@ export function TeamPage() {
   const manage = can.manageTeam(me.role);
   const [open, setOpen] = useState<Open>(null);
   const close = () => setOpen(null);
-  const members = useQuery({ queryKey: ['team', 'members'], queryFn: async () => unwrap(await api.GET('/api/v1/team/members')).data });
-  const invitations = useQuery({
-    queryKey: ['team', 'invitations'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/team/invitations')).data,
-    enabled: manage,
-  });
+  const members = useMembers();
+  const invitations = useInvitations({ enabled: manage });
   const owners = members.data?.filter((m) => m.role === 'OWNER').length ?? 0;
 
   return (
@@ -275,11 +275,6 @@ function MemberActions({
   );
 }
 
-function useTeamChanged() {
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: ['team'] });
-}
-
 /** A link with a one-time token, to copy now: Gatehouse keeps only its hash. */
 function OneTimeLink({ link, purpose }: { link: string; purpose: string }) {
   return (
@@ -325,14 +320,7 @@ function InviteDialog({
   onClose: () => void;
   onInvited: (email: string, token: string | null) => void;
 }) {
-  const changed = useTeamChanged();
-  const invite = useMutation({
-    mutationFn: async (body: { email: string; role: Role }) => unwrap(await api.POST('/api/v1/team/invitations', { body })),
-    onSuccess: (invitation) => {
-      void changed();
-      onInvited(invitation.email, invitation.emailed ? null : invitation.token);
-    },
-  });
+  const invite = useInvite({ onSuccess: (invitation) => onInvited(invitation.email, invitation.emailed ? null : invitation.token) });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -360,14 +348,7 @@ function InviteDialog({
 }
 
 function RevokeDialog({ invitation, onClose }: { invitation: Invitation; onClose: () => void }) {
-  const changed = useTeamChanged();
-  const revoke = useMutation({
-    mutationFn: async () => unwrap(await api.DELETE('/api/v1/team/invitations/{id}', { params: { path: { id: invitation.id } } })),
-    onSuccess: () => {
-      void changed();
-      onClose();
-    },
-  });
+  const revoke = useRevokeInvitation(invitation.id, { onSuccess: onClose });
   return (
     <ConfirmDialog
       title={`Revoke the invitation of ${invitation.email}?`}
@@ -382,18 +363,7 @@ function RevokeDialog({ invitation, onClose }: { invitation: Invitation; onClose
 }
 
 function RoleDialog({ member, myId, myRole, onClose }: { member: Member; myId: string; myRole: Role; onClose: () => void }) {
-  const changed = useTeamChanged();
-  const queryClient = useQueryClient();
-  const change = useMutation({
-    mutationFn: async (role: Role) =>
-      unwrap(await api.PATCH('/api/v1/team/members/{userId}', { params: { path: { userId: member.id } }, body: { role } })),
-    onSuccess: () => {
-      void changed();
-      // One's own new role changes what the whole dashboard offers.
-      if (member.id === myId) void queryClient.invalidateQueries({ queryKey: ['me'] });
-      onClose();
-    },
-  });
+  const change = useChangeRole(member.id, { onSuccess: onClose });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     change.mutate(String(new FormData(event.currentTarget).get('role')) as Role);
@@ -419,14 +389,7 @@ function RoleDialog({ member, myId, myRole, onClose }: { member: Member; myId: s
 }
 
 function RemoveDialog({ member, myId, onClose }: { member: Member; myId: string; onClose: () => void }) {
-  const changed = useTeamChanged();
-  const remove = useMutation({
-    mutationFn: async () => unwrap(await api.DELETE('/api/v1/team/members/{userId}', { params: { path: { userId: member.id } } })),
-    onSuccess: () => {
-      void changed();
-      onClose();
-    },
-  });
+  const remove = useRemoveMember(member.id, { onSuccess: onClose });
   return (
     <ConfirmDialog title={`Remove ${member.email}?`} action="Remove member" danger mutation={remove} onClose={onClose}>
       <p className="warning">
@@ -439,11 +402,7 @@ function RemoveDialog({ member, myId, onClose }: { member: Member; myId: string;
 }
 
 function ResetDialog({ member, onClose, onIssued }: { member: Member; onClose: () => void; onIssued: (token: string | null) => void }) {
-  const reset = useMutation({
-    mutationFn: async () =>
-      unwrap(await api.POST('/api/v1/team/members/{userId}/password-reset', { params: { path: { userId: member.id } } })),
-    onSuccess: (issued) => onIssued(issued.emailed ? null : issued.token),
-  });
+  const reset = useIssuePasswordReset(member.id, { onSuccess: (issued) => onIssued(issued.emailed ? null : issued.token) });
   return (
     <ConfirmDialog title={`Reset password of ${member.email}?`} action="Make reset link" mutation={reset} onClose={onClose}>
       <p>
