@@ -35,12 +35,12 @@ const linkFor = (path: string, token: string) => `${location.origin}${path}#toke
 
 type Open =
   | { kind: 'invite' }
-  | { kind: 'invited'; email: string; link: string | null }
+  | { kind: 'invited'; email: string; link: string | null; expiresAt: string }
   | { kind: 'revoke'; invitation: Invitation }
   | { kind: 'role'; member: Member }
   | { kind: 'remove'; member: Member }
   | { kind: 'reset'; member: Member }
-  | { kind: 'reset-issued'; member: Member; link: string | null }
+  | { kind: 'reset-issued'; member: Member; link: string | null; expiresAt: string }
   | null;
 
 export function TeamPage() {
@@ -168,15 +168,22 @@ export function TeamPage() {
         <InviteDialog
           myRole={me.role}
           onClose={close}
-          onInvited={(email, token) => setOpen({ kind: 'invited', email, link: token && linkFor('/accept-invitation', token) })}
+          onInvited={({ email, token, expiresAt }) =>
+            setOpen({ kind: 'invited', email, link: token && linkFor('/accept-invitation', token), expiresAt })
+          }
         />
       )}
       {open?.kind === 'invited' && (
         <Dialog title={`Invitation for ${open.email}`} onClose={close}>
           {open.link === null ? (
-            <p className="notice">The invitation was e-mailed to {open.email}. Its link works once, for 7 days.</p>
+            <p className="notice">
+              The invitation was e-mailed to {open.email}. Its link works once, until {formatDate(open.expiresAt)}.
+            </p>
           ) : (
-            <OneTimeLink link={open.link} purpose={`Send it to ${open.email} yourself: it works once, for 7 days.`} />
+            <OneTimeLink
+              link={open.link}
+              purpose={`Send it to ${open.email} yourself: it works once, until ${formatDate(open.expiresAt)}.`}
+            />
           )}
           <p className="actions">
             <button type="button" className="primary" onClick={close}>
@@ -192,17 +199,21 @@ export function TeamPage() {
         <ResetDialog
           member={open.member}
           onClose={close}
-          onIssued={(token) => setOpen({ kind: 'reset-issued', member: open.member, link: token && linkFor('/reset-password', token) })}
+          onIssued={({ token, expiresAt }) =>
+            setOpen({ kind: 'reset-issued', member: open.member, link: token && linkFor('/reset-password', token), expiresAt })
+          }
         />
       )}
       {open?.kind === 'reset-issued' && (
         <Dialog title={`Password reset for ${open.member.email}`} onClose={close}>
           {open.link === null ? (
-            <p className="notice">A reset link was e-mailed to {open.member.email}. It works once, for 1 hour.</p>
+            <p className="notice">
+              A reset link was e-mailed to {open.member.email}. It works once, until {formatDate(open.expiresAt)}.
+            </p>
           ) : (
             <OneTimeLink
               link={open.link}
-              purpose={`Pass it on to ${open.member.email} yourself: it works once, for 1 hour, and sets a new password.`}
+              purpose={`Pass it on to ${open.member.email} yourself: it works once, until ${formatDate(open.expiresAt)}, and sets a new password.`}
             />
           )}
           <p className="actions">
@@ -318,9 +329,12 @@ function InviteDialog({
 }: {
   myRole: Role;
   onClose: () => void;
-  onInvited: (email: string, token: string | null) => void;
+  /** `token`: null when Gatehouse e-mailed the link. */
+  onInvited: (invitation: { email: string; token: string | null; expiresAt: string }) => void;
 }) {
-  const invite = useInvite({ onSuccess: (invitation) => onInvited(invitation.email, invitation.emailed ? null : invitation.token) });
+  const invite = useInvite({
+    onSuccess: ({ email, emailed, token, expiresAt }) => onInvited({ email, token: emailed ? null : token, expiresAt }),
+  });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -401,8 +415,19 @@ function RemoveDialog({ member, myId, onClose }: { member: Member; myId: string;
   );
 }
 
-function ResetDialog({ member, onClose, onIssued }: { member: Member; onClose: () => void; onIssued: (token: string | null) => void }) {
-  const reset = useIssuePasswordReset(member.id, { onSuccess: (issued) => onIssued(issued.emailed ? null : issued.token) });
+/** `onIssued` gets a null token when Gatehouse e-mailed the link. */
+function ResetDialog({
+  member,
+  onClose,
+  onIssued,
+}: {
+  member: Member;
+  onClose: () => void;
+  onIssued: (issued: { token: string | null; expiresAt: string }) => void;
+}) {
+  const reset = useIssuePasswordReset(member.id, {
+    onSuccess: ({ emailed, token, expiresAt }) => onIssued({ token: emailed ? null : token, expiresAt }),
+  });
   return (
     <ConfirmDialog title={`Reset password of ${member.email}?`} action="Make reset link" mutation={reset} onClose={onClose}>
       <p>
