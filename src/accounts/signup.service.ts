@@ -16,7 +16,7 @@ import { confirmationToken, confirmedUserId } from './confirmation-token';
 export const UNCONFIRMED_RETENTION_MS = 7 * 24 * 3600_000;
 
 /**
- * Sign-up (docs/API.md, "Sign-up"), open only with SIGNUP=open (SignupOpen): a solved challenge
+ * Sign-up (docs/API.md, "Login and invitations (no credential)"), open only with SIGNUP=open (SignupOpen): a solved challenge
  * first (422 otherwise), then an account and its OWNER — or, when the email has a user, nothing,
  * answered the same way in the same time (the password is hashed either way). With SMTP_URL the
  * OWNER confirms the address by a link before the first sign-in, and the holder of a taken address

@@ -17,7 +17,7 @@ import type { Role } from './principal';
 export const RESET_TTL_MS = 3600_000;
 
 /**
- * Password resets (docs/API.md, "Password resets"): a one-time token (1 h) issued by an OWNER or
+ * Password resets (docs/API.md, "Login and invitations (no credential)"): a one-time token (1 h) issued by an OWNER or
  * ADMIN for a member, or e-mailed to a user who forgot (SMTP_URL); using it sets the password and
  * ends every earlier token of the user. A new reset ends the user's older ones.
  */

@@ -134,7 +134,7 @@ export interface AppConfig {
   /** Every Redis key starts with it, so instances of one deployment share and others do not. */
   readonly redisKeyPrefix: string;
   readonly jwt: {
-    /** Unset outside production: generated once and kept in dataDir (see JwtSecretLoader). */
+    /** Unset outside production: generated once and kept in dataDir (resolveJwtSecret in config/secrets.ts). */
     readonly secret?: string;
     readonly expiresIn: number;
     readonly issuer: string;
@@ -163,7 +163,7 @@ export interface AppConfig {
   readonly logFile?: string;
   /**
    * Which requests get a log line: `errors` (default) every 4xx and 5xx answer but 429, `all` every
-   * answer, `none` none. Analytics counts every request either way (docs/DECISIONS.md, "Logging").
+   * answer, `none` none. Analytics counts every request either way (docs/PERFORMANCE.md, "Request log lines only for errors").
    */
   readonly logRequests: 'all' | 'errors' | 'none';
   /** After SIGTERM, how long /health/ready answers 503 before the server stops accepting. */
