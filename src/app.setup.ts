@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
+import { AppError } from './common/errors/app-error';
 import { endpointOf } from './common/request';
 import { createValidationPipe } from './common/validation';
 import { UsageRecorder } from './usage/usage.recorder';
@@ -24,6 +25,9 @@ export const API_PREFIX = 'api/v1';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 export const HEADER_LIMIT_BYTES = 16 * 1024;
 
+/** RFC 9112, section 3.2: an HTTP/1.1 request without Host is answered 400. */
+const missingHost = () => new AppError('validation_failed', 'The request has no Host header.', [{ field: 'host', message: 'is required' }]);
+
 /** A client-sent X-Request-Id is kept when it is short and plain; otherwise we make one. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -35,7 +39,9 @@ function genReqId(req: IncomingMessage): string {
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
-    http: { maxHeaderSize: HEADER_LIMIT_BYTES },
+    // Node would answer an HTTP/1.1 request without Host with a bare 400 of its own; the onRequest
+    // hook below answers it in the documented envelope instead.
+    http: { maxHeaderSize: HEADER_LIMIT_BYTES, requireHostHeader: false },
     genReqId,
     clientErrorHandler,
     frameworkErrors,
@@ -68,6 +74,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   fastify.decorateRequest('endpoint', null);
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id); // lower case: see writeRateLimitHeaders
+    if (req.raw.headers.host === undefined && req.raw.httpVersion !== '1.0') return done(missingHost());
     done();
   });
   publishAuthToRouteConfig(app);

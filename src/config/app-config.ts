@@ -123,6 +123,9 @@ class EnvironmentVariables {
   BOOTSTRAP_OWNER_PASSWORD?: string;
 }
 
+/** DATA_DIR=memory:// keeps the embedded database and generated secrets in process memory: nothing is written. */
+export const IN_MEMORY = 'memory://';
+
 export interface AppConfig {
   readonly env: 'development' | 'production' | 'test';
   readonly port: number;
@@ -134,7 +137,7 @@ export interface AppConfig {
   /** Every Redis key starts with it, so instances of one deployment share and others do not. */
   readonly redisKeyPrefix: string;
   readonly jwt: {
-    /** Unset outside production: generated once and kept in dataDir (resolveJwtSecret in config/secrets.ts). */
+    /** Unset outside production: generated once and kept in dataDir (resolveJwtSecret in config/secrets.ts); only in this process with DATA_DIR=memory://. */
     readonly secret?: string;
     readonly expiresIn: number;
     readonly issuer: string;
