@@ -1,6 +1,6 @@
 /**
  * Every error code the API answers with, and its HTTP status (docs/API.md, "Errors").
- * When 413, 415, 431 and 503 are answered: docs/DECISIONS.md, "Errors: 413, 415, 431, 503".
+ * When 408, 413, 415, 431 and 503 are answered: docs/DECISIONS.md, "Errors: 408, 413, 415, 431, 503".
  */
 export const ERROR_STATUS = {
   validation_failed: 400,
