@@ -1,5 +1,6 @@
 import { listeningPort, rawExchange, rawGet } from '../utils/raw-http';
 import type { Response } from 'supertest';
+import { REQUEST_TIMEOUTS } from '../../src/app.setup';
 import { MAX_INPUT_DEPTH } from '../../src/common/validation';
 import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 import { DocumentedRoute, documentedRoutes } from './shared/routes';
@@ -350,6 +351,27 @@ describe('bad input', () => {
         details: [{ field: 'host', message: 'is required' }],
       });
     });
+
+    it('answers an Expect it does not know as if it were absent, not with a bare 417', async () => {
+      const res = await rawGet(port, '/api/v1/public/ping', { Expect: 'something-else' });
+      expect(res.status).toBe(401);
+      expect(JSON.parse(res.body)).toMatchObject({ error: 'missing_credentials', requestId: res.headers['x-request-id'] });
+    });
+
+    it(`answers headers that do not arrive within ${REQUEST_TIMEOUTS.headersMs / 1000} s with 408 request_timeout in the envelope`, async () => {
+      const started = Date.now();
+      const { head, headers, body } = parse(
+        await rawExchange(port, 'GET /api/v1/public/ping HTTP/1.1\r\nHost: localhost\r\n', { keepOpen: true }),
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(REQUEST_TIMEOUTS.headersMs - 100);
+      expect(head).toMatch(/^HTTP\/1\.1 408 /);
+      expect(JSON.parse(body)).toEqual({
+        statusCode: 408,
+        error: 'request_timeout',
+        message: expect.any(String),
+        requestId: headers['x-request-id'],
+      });
+    }, 30_000);
 
     it('serves an HTTP/1.0 request without Host, which needs none', async () => {
       const { head, body } = parse(await rawExchange(port, 'GET /api/v1/public/ping HTTP/1.0\r\n\r\n'));

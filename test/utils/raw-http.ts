@@ -29,10 +29,13 @@ export function rawGet(port: number, path: string, headers: OutgoingHttpHeaders)
   });
 }
 
-/** Bytes written to the socket as they are, and everything the server answers until it closes. */
-export function rawExchange(port: number, bytes: string): Promise<string> {
+/**
+ * Bytes written to the socket as they are, and everything the server answers until it closes;
+ * `keepOpen` leaves our side open, as a client still sending would.
+ */
+export function rawExchange(port: number, bytes: string, { keepOpen = false } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.end(bytes));
+    const socket = connect(port, '127.0.0.1', () => (keepOpen ? socket.write(bytes) : socket.end(bytes)));
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk));
