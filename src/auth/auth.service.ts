@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
+import { normalizeEmail } from '../common/email';
 import { AppError } from '../common/errors/app-error';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { PrismaService } from '../prisma/prisma.service';
@@ -12,8 +13,6 @@ import { LoginLockout } from './login-lockout';
 import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from './passwords';
 import type { UserPrincipal } from './principal';
 import { TokenService } from './token.service';
-
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 @Injectable()
 export class AuthService implements OnModuleInit, OnModuleDestroy {

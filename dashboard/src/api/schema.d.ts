@@ -610,7 +610,7 @@ export interface components {
              * @example invalid_api_key
              * @enum {string}
              */
-            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "challenge_failed" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "not_found" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "challenge_failed" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
             /**
              * @description Explanation for a person; may change between versions.
              * @example The API key is unknown, revoked or expired.
