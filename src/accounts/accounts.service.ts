@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../prisma/database-errors';
 import { PrismaService } from '../prisma/prisma.service';
 import { AppError } from '../common/errors/app-error';
 import { AccountDto, UpdateAccountDto } from './dto/account.dto';
-import { normalizeEmail } from '../auth/auth.service';
+import { normalizeEmail } from '../common/email';
 import { hashPassword, passwordProblems } from '../auth/passwords';
 import { isEmail, maxLength } from 'class-validator';
 

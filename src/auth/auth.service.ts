@@ -1,19 +1,18 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
+import { normalizeEmail } from '../common/email';
 import { AppError } from '../common/errors/app-error';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from './challenges';
 import type { Actor } from './current-principal.decorator';
 import { TokenResponseDto } from './dto/login.dto';
-import { MeDto } from './dto/me.dto';
+import { MeDto, SETTING_LIMITS } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
 import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from './passwords';
 import type { UserPrincipal } from './principal';
 import { TokenService } from './token.service';
-
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 @Injectable()
 export class AuthService implements OnModuleInit, OnModuleDestroy {
@@ -74,6 +73,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
       role: user.role,
       account: { id: user.accountId, name: account.accountName },
       plan: account.plan,
+      limits: SETTING_LIMITS,
     };
   }
 

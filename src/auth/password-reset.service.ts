@@ -1,24 +1,24 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
+import { normalizeEmail } from '../common/email';
 import { AppError } from '../common/errors/app-error';
 import type { Prisma } from '../generated/prisma/client';
+import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
-import { normalizeEmail } from './auth.service';
 import { CHALLENGE } from './challenges';
 import type { Actor } from './current-principal.decorator';
 import { PasswordResetIssuedDto, TokenResponseDto } from './dto/login.dto';
 import { hashPassword, passwordProblems } from './passwords';
 import { TokenService } from './token.service';
+import { mayActOnOwner } from '../team/team-rules';
+import type { Role } from './principal';
 
 export const RESET_TTL_MS = 3600_000;
 
-const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
-
 /**
- * Password resets (docs/API.md, "Password resets"): a one-time token (1 h) issued by an OWNER or
+ * Password resets (docs/API.md, "Login and invitations (no credential)"): a one-time token (1 h) issued by an OWNER or
  * ADMIN for a member, or e-mailed to a user who forgot (SMTP_URL); using it sets the password and
  * ends every earlier token of the user. A new reset ends the user's older ones.
  */
@@ -38,7 +38,7 @@ export class PasswordResetService {
   async issueFor(actor: Actor, userId: string): Promise<PasswordResetIssuedDto> {
     const member = await this.prisma.user.findFirst({ where: { id: userId, accountId: actor.accountId } });
     if (member === null) throw new AppError('not_found', 'No such member.');
-    if (member.role === 'OWNER' && actor.role !== 'OWNER') {
+    if (!mayActOnOwner(actor.role, member.role as Role)) {
       throw new AppError('insufficient_permissions', 'Only an OWNER may reset an OWNER’s password.');
     }
     const { token, expiresAt } = await this.prisma.$transaction(async (tx) => {
@@ -82,7 +82,7 @@ export class PasswordResetService {
   async accept(token: string, newPassword: string, requestId: string): Promise<TokenResponseDto> {
     const refused = () =>
       new AppError('invalid_credentials', 'The reset token is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
-    const reset = await this.prisma.passwordReset.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
+    const reset = await this.prisma.passwordReset.findUnique({ where: { tokenHash: hashOneTimeToken(token) }, include: { user: true } });
     if (reset === null || reset.usedAt !== null || reset.expiresAt <= new Date()) throw refused();
     const problems = passwordProblems(newPassword, reset.user.email, 'newPassword');
     if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);
@@ -122,10 +122,10 @@ export class PasswordResetService {
     userId: string,
     issuedById: string | null,
   ): Promise<{ token: string; expiresAt: Date }> {
-    const token = `ghr_${randomBytes(32).toString('base64url')}`;
+    const token = newOneTimeToken('ghr');
     const expiresAt = new Date(Date.now() + RESET_TTL_MS);
     await tx.passwordReset.updateMany({ where: { userId, usedAt: null }, data: { usedAt: new Date() } });
-    await tx.passwordReset.create({ data: { userId, tokenHash: hashToken(token), issuedById, expiresAt } });
+    await tx.passwordReset.create({ data: { userId, tokenHash: hashOneTimeToken(token), issuedById, expiresAt } });
     return { token, expiresAt };
   }
 }

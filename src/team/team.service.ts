@@ -1,36 +1,32 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
-import { normalizeEmail } from '../auth/auth.service';
+import { normalizeEmail } from '../common/email';
 import { CHALLENGE } from '../auth/challenges';
 import type { Actor } from '../auth/current-principal.decorator';
 import { TokenResponseDto } from '../auth/dto/login.dto';
 import { hashPassword, passwordProblems } from '../auth/passwords';
-import { ROLES, Role } from '../auth/principal';
+import type { Role } from '../auth/principal';
 import { TokenService } from '../auth/token.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
+import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import type { Prisma, User } from '../generated/prisma/client';
 import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
 import { InvitationDto, MemberDto, PendingInvitationDto } from './dto/team.dto';
+import { assertNotLastOwner, invitationRolesKept, isPending, mayActOnOwner, mayInvite, takesAnOwnerAway } from './team-rules';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 const toMemberDto = (u: User): MemberDto => ({ id: u.id, email: u.email, role: u.role as Role, createdAt: u.createdAt.toISOString() });
-const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** An invitation still usable at `now`: not accepted, not revoked, not expired. */
 const pendingAt = (now: Date) => ({ acceptedAt: null, revokedAt: null, expiresAt: { gt: now } });
 
-/** Whether a member of role `inviter` may (still) stand behind an invitation to `role`. */
-const mayInvite = (inviter: Role, role: Role): boolean => inviter === 'OWNER' || (inviter === 'ADMIN' && role !== 'OWNER');
-
 /** The member's pending invitations that their new role (null: removed) no longer covers die with it. */
 async function revokeInvitationsOf(tx: Prisma.TransactionClient, userId: string, newRole: Role | null): Promise<void> {
-  const kept: Role[] = newRole === null ? [] : ROLES.filter((role) => mayInvite(newRole, role));
   await tx.invitation.updateMany({
-    where: { invitedById: userId, role: { notIn: kept }, ...pendingAt(new Date()) },
+    where: { invitedById: userId, role: { notIn: invitationRolesKept(newRole) }, ...pendingAt(new Date()) },
     data: { revokedAt: new Date() },
   });
 }
@@ -60,9 +56,9 @@ export class TeamService {
    * customer — but at accept (409).
    */
   async invite(actor: Actor, rawEmail: string, role: Role): Promise<InvitationDto> {
-    if (role === 'OWNER' && actor.role !== 'OWNER') throw new AppError('insufficient_permissions', 'Only an OWNER may invite an OWNER.');
+    if (!mayActOnOwner(actor.role, role)) throw new AppError('insufficient_permissions', 'Only an OWNER may invite an OWNER.');
     const email = normalizeEmail(rawEmail);
-    const token = `ghi_${randomBytes(32).toString('base64url')}`;
+    const token = newOneTimeToken('ghi');
     const now = new Date();
     const invitation = await this.prisma.$transaction(async (tx) => {
       const old = await tx.invitation.updateMany({
@@ -74,7 +70,7 @@ export class TeamService {
           accountId: actor.accountId,
           email,
           role,
-          tokenHash: hashToken(token),
+          tokenHash: hashOneTimeToken(token),
           invitedById: actor.userId,
           expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
         },
@@ -130,7 +126,7 @@ ${this.mailer.link('/accept-invitation', token)}
     const now = new Date();
     const invitation = await this.prisma.invitation.findFirst({ where: { id, accountId: actor.accountId, ...pendingAt(now) } });
     if (invitation === null) throw new AppError('not_found', 'No such pending invitation.');
-    if (invitation.role === 'OWNER' && actor.role !== 'OWNER') {
+    if (!mayActOnOwner(actor.role, invitation.role as Role)) {
       throw new AppError('insufficient_permissions', 'Only an OWNER may revoke an invitation to become OWNER.');
     }
     await this.prisma.$transaction(async (tx) => {
@@ -150,8 +146,8 @@ ${this.mailer.link('/accept-invitation', token)}
   async acceptInvitation(token: string, password: string, requestId: string): Promise<TokenResponseDto> {
     const refused = () =>
       new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
-    const invitation = await this.prisma.invitation.findUnique({ where: { tokenHash: hashToken(token) } });
-    if (invitation === null || invitation.acceptedAt !== null || invitation.revokedAt !== null || invitation.expiresAt <= new Date()) {
+    const invitation = await this.prisma.invitation.findUnique({ where: { tokenHash: hashOneTimeToken(token) } });
+    if (invitation === null || !isPending(invitation, new Date())) {
       throw refused();
     }
     const problems = passwordProblems(password, invitation.email, 'password');
@@ -190,10 +186,10 @@ ${this.mailer.link('/accept-invitation', token)}
 
   async changeRole(actor: Actor, userId: string, role: Role): Promise<MemberDto> {
     const updated = await this.withOwnersLocked(actor, userId, async (tx, member) => {
-      if ((member.role === 'OWNER' || role === 'OWNER') && actor.role !== 'OWNER') {
+      if (!mayActOnOwner(actor.role, member.role as Role, role)) {
         throw new AppError('insufficient_permissions', 'Only an OWNER may grant or change the OWNER role.');
       }
-      if (member.role === 'OWNER' && role !== 'OWNER') await this.assertNotLastOwner(tx, actor.accountId);
+      if (takesAnOwnerAway(member.role as Role, role)) await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, role);
       await this.audit.recordBy(tx, actor, 'team.role_changed', { type: 'user', id: userId }, { to: role });
       return tx.user.update({ where: { id: member.id }, data: { role } });
@@ -205,10 +201,9 @@ ${this.mailer.link('/accept-invitation', token)}
   /** The member's tokens stop working at once: their user row is gone. */
   async remove(actor: Actor, userId: string): Promise<void> {
     await this.withOwnersLocked(actor, userId, async (tx, member) => {
-      if (member.role === 'OWNER') {
-        if (actor.role !== 'OWNER') throw new AppError('insufficient_permissions', 'Only an OWNER may remove an OWNER.');
-        await this.assertNotLastOwner(tx, actor.accountId);
-      }
+      if (!mayActOnOwner(actor.role, member.role as Role))
+        throw new AppError('insufficient_permissions', 'Only an OWNER may remove an OWNER.');
+      if (takesAnOwnerAway(member.role as Role, null)) await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, null);
       await this.audit.recordBy(tx, actor, 'team.member_removed', { type: 'user', id: userId }, { email: member.email, role: member.role });
       return tx.user.delete({ where: { id: member.id } });
@@ -231,8 +226,6 @@ ${this.mailer.link('/accept-invitation', token)}
   }
 
   private async assertNotLastOwner(tx: Prisma.TransactionClient, accountId: string): Promise<void> {
-    if ((await tx.user.count({ where: { accountId, role: 'OWNER' } })) <= 1) {
-      throw new AppError('conflict', 'The last OWNER cannot be demoted or removed; make another member OWNER first.');
-    }
+    assertNotLastOwner(await tx.user.count({ where: { accountId, role: 'OWNER' } }));
   }
 }

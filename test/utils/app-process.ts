@@ -35,11 +35,12 @@ export class AppProcess {
     child.stderr?.on('data', keep);
   }
 
-  static async start(env: NodeJS.ProcessEnv): Promise<AppProcess> {
+  /** `cwd`: the directory the app runs in (relative paths such as the default DATA_DIR resolve there). */
+  static async start(env: NodeJS.ProcessEnv, { cwd = ROOT }: { cwd?: string } = {}): Promise<AppProcess> {
     buildOnce();
     const port = await freePort();
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [resolve(ROOT, 'dist/main.js')], {
+      cwd,
       env: { ...process.env, LOG_REQUESTS: 'all', ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -610,7 +610,7 @@ export interface components {
              * @example invalid_api_key
              * @enum {string}
              */
-            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "challenge_failed" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "not_found" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "challenge_failed" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
             /**
              * @description Explanation for a person; may change between versions.
              * @example The API key is unknown, revoked or expired.
@@ -663,6 +663,24 @@ export interface components {
              */
             challengeMaxNumber: number;
         };
+        BoundsDto: {
+            /**
+             * Format: int32
+             * @description The smallest value accepted.
+             */
+            min: number;
+            /**
+             * Format: int32
+             * @description The largest value accepted.
+             */
+            max: number;
+        };
+        SettingLimitsDto: {
+            /** @description Bounds of an API key’s `challengeMaxNumber`. */
+            challengeMaxNumber: components["schemas"]["BoundsDto"];
+            /** @description Bounds of the account’s `nonceTtlSeconds`. */
+            nonceTtlSeconds: components["schemas"]["BoundsDto"];
+        };
         MeDto: {
             /**
              * Format: uuid
@@ -680,6 +698,8 @@ export interface components {
             account: components["schemas"]["MeAccountDto"];
             /** @description The account’s plan and limits. */
             plan: components["schemas"]["PlanDto"];
+            /** @description The bounds of the settings a dashboard offers (the API refuses values outside them). */
+            limits: components["schemas"]["SettingLimitsDto"];
         };
         PasswordResetRequestDto: {
             /**
