@@ -46,7 +46,7 @@ function freePort() {
 // ---------------------------------------------------------------- servers
 
 const children = new Set();
-let appDir = ROOT; // where dist/ lives; bench/run.js builds a private copy (see build() there)
+let appDir = ROOT; // where dist/ lives; bench/run.js builds a private copy (see build() in bench/context.js)
 let logDir = os.tmpdir(); // servers' stdout/stderr files; bench/run.js uses its temp dir
 let started = 0;
 /** A command servers run under (bench/ab.js --callgrind: valgrind), with how long they may take to start. */

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module';
+import { AppError } from './common/errors/app-error';
 import { endpointOf } from './common/request';
 import { createValidationPipe } from './common/validation';
 import { UsageRecorder } from './usage/usage.recorder';
@@ -24,6 +25,9 @@ export const API_PREFIX = 'api/v1';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 export const HEADER_LIMIT_BYTES = 16 * 1024;
 
+/** RFC 9112, section 3.2: an HTTP/1.1 request without Host is answered 400. */
+const missingHost = () => new AppError('validation_failed', 'The request has no Host header.', [{ field: 'host', message: 'is required' }]);
+
 /** A client-sent X-Request-Id is kept when it is short and plain; otherwise we make one. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
@@ -32,16 +36,35 @@ function genReqId(req: IncomingMessage): string {
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
 }
 
+/**
+ * How long a request may take to arrive: its headers, and the whole of it (body included). Fastify
+ * turns Node's whole-request limit off, so a client sending a byte now and then held a connection
+ * for good. Node checks the limits every `checkEveryMs`; a late request is answered 408 (see
+ * clientErrorHandler).
+ */
+export const REQUEST_TIMEOUTS = { headersMs: 10_000, wholeMs: 30_000, checkEveryMs: 2_000 } as const;
+
 export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
-    http: { maxHeaderSize: HEADER_LIMIT_BYTES },
+    requestTimeout: REQUEST_TIMEOUTS.wholeMs,
+    // Node would answer an HTTP/1.1 request without Host with a bare 400 of its own; the onRequest
+    // hook below answers it in the documented envelope instead.
+    http: {
+      maxHeaderSize: HEADER_LIMIT_BYTES,
+      requireHostHeader: false,
+      headersTimeout: REQUEST_TIMEOUTS.headersMs,
+      connectionsCheckingInterval: REQUEST_TIMEOUTS.checkEveryMs,
+    },
     genReqId,
     clientErrorHandler,
     frameworkErrors,
     // The client IP (anonymous limits) comes from X-Forwarded-For only behind a configured proxy.
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
+    // Fastify's own 503 for requests that arrive while the server closes has none of our headers
+    // and not our body: Lifecycle.refusal answers them instead (configureApp).
+    return503OnClosing: false,
   });
 }
 
@@ -61,21 +84,24 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   app.enableShutdownHooks();
   const config = app.get<AppConfig>(APP_CONFIG);
   const fastify = app.getHttpAdapter().getInstance();
+  // An Expect other than 100-continue would get Node's bare 417; RFC 9110 lets a server ignore it.
+  fastify.server.on('checkExpectation', (req, res) => fastify.server.emit('request', req, res));
   fastify.removeContentTypeParser('text/plain'); // bodies are JSON; anything else answers 415
   fastify.decorateRequest('user', null);
   fastify.decorateRequest('attributedTo', null);
   fastify.decorateRequest('rateLimit', null);
   fastify.decorateRequest('endpoint', null);
+  const lifecycle = app.get(Lifecycle);
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id); // lower case: see writeRateLimitHeaders
-    done();
+    if (req.raw.headers.host === undefined && req.raw.httpVersion !== '1.0') return done(missingHost());
+    done(lifecycle.refusal());
   });
   publishAuthToRouteConfig(app);
   refuseUndeclaredQueries(app);
   installCors(app, config.dashboardOrigins);
   // Once draining, every answer closes its connection: keep-alive sockets that were busy when the
   // stop began would otherwise hold server.close() open for the whole keep-alive timeout.
-  const lifecycle = app.get(Lifecycle);
   fastify.addHook('onSend', (_req, reply, payload, done) => {
     if (lifecycle.isDraining) reply.header('Connection', 'close');
     done(null, payload);

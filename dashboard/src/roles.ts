@@ -4,7 +4,7 @@ export type Role = components['schemas']['MeDto']['role'];
 export type Me = components['schemas']['MeDto'];
 
 /**
- * What each role may do, as PRODUCT.md §3 grants it: the dashboard shows only what the person may
+ * What each role may do, as the role columns of docs/API.md, "JWT endpoints", grant it: the dashboard shows only what the person may
  * do; the server still decides every request.
  */
 export const can = {

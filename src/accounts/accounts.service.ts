@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { Actor } from '../auth/current-principal.decorator';
-import type { Account, Plan } from '../generated/prisma/client';
+import type { Account, Plan, Prisma } from '../generated/prisma/client';
 import { toPlanDto } from '../plans/dto/plan.dto';
 import { isUniqueViolation } from '../prisma/database-errors';
 import { PrismaService } from '../prisma/prisma.service';
 import { AppError } from '../common/errors/app-error';
 import { AccountDto, UpdateAccountDto } from './dto/account.dto';
-import { normalizeEmail } from '../auth/auth.service';
+import { normalizeEmail } from '../common/email';
 import { hashPassword, passwordProblems } from '../auth/passwords';
 import { isEmail, maxLength } from 'class-validator';
 
@@ -31,15 +31,19 @@ export class AccountsService {
   /**
    * A new account with its first OWNER (the bootstrap owner, `npm run account:create`). The password
    * must meet the policy; an email that already has a user is a conflict, and nothing is created.
+   * With `audited` (sign-up), its `account.created` event commits with the account.
    */
-  async createWithOwner(input: {
-    name: string;
-    email: string;
-    password: string;
-    plan?: string;
-    /** False: the OWNER cannot sign in before confirming the address (sign-up with e-mail on). */
-    emailConfirmed?: boolean;
-  }): Promise<{ accountId: string; ownerId: string }> {
+  async createWithOwner(
+    input: {
+      name: string;
+      email: string;
+      password: string;
+      plan?: string;
+      /** False: the OWNER cannot sign in before confirming the address (sign-up with e-mail on). */
+      emailConfirmed?: boolean;
+    },
+    audited?: { requestId: string; details: Prisma.InputJsonObject },
+  ): Promise<{ accountId: string; ownerId: string }> {
     const email = normalizeEmail(input.email);
     const problems = [
       // LoginDto's checks: an owner whose email login refuses could never sign in.
@@ -50,23 +54,33 @@ export class AccountsService {
       ...passwordProblems(input.password, email, 'password'),
     ];
     if (problems.length > 0) throw new AppError('validation_failed', 'The account cannot be created as given.', problems);
+    const passwordHash = await hashPassword(input.password);
     try {
-      const account = await this.prisma.account.create({
-        data: {
-          name: input.name.trim(),
-          planId: input.plan ?? 'free',
-          users: {
-            create: {
-              email,
-              role: 'OWNER',
-              passwordHash: await hashPassword(input.password),
-              ...(input.emailConfirmed === false ? { emailConfirmedAt: null } : {}),
+      return await this.prisma.$transaction(async (tx) => {
+        const account = await tx.account.create({
+          data: {
+            name: input.name.trim(),
+            planId: input.plan ?? 'free',
+            users: {
+              create: { email, role: 'OWNER', passwordHash, ...(input.emailConfirmed === false ? { emailConfirmedAt: null } : {}) },
             },
           },
-        },
-        select: { id: true, users: { select: { id: true } } },
+          select: { id: true, users: { select: { id: true } } },
+        });
+        const created = { accountId: account.id, ownerId: account.users[0]!.id };
+        if (audited !== undefined) {
+          await this.audit.record(tx, {
+            accountId: created.accountId,
+            action: 'account.created',
+            actorId: created.ownerId,
+            actorEmail: email,
+            requestId: audited.requestId,
+            target: { type: 'account', id: created.accountId },
+            details: audited.details,
+          });
+        }
+        return created;
       });
-      return { accountId: account.id, ownerId: account.users[0]!.id };
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError('conflict', 'A user with this email exists.');
       if ((err as { code?: string }).code === 'P2003')
@@ -83,17 +97,20 @@ export class AccountsService {
     if (dto.name === undefined && dto.nonceTtlSeconds === undefined) {
       throw new AppError('validation_failed', 'Nothing to change.', [{ field: 'body', message: 'send name and/or nonceTtlSeconds' }]);
     }
-    const before = await this.prisma.account.findUniqueOrThrow({ where: { id: actor.accountId } });
-    const account = await this.prisma.account.update({
-      where: { id: actor.accountId },
-      data: { name: dto.name, nonceTtlSeconds: dto.nonceTtlSeconds },
-      include: { plan: true },
+    const account = await this.prisma.$transaction(async (tx) => {
+      const before = await tx.account.findUniqueOrThrow({ where: { id: actor.accountId } });
+      const after = await tx.account.update({
+        where: { id: actor.accountId },
+        data: { name: dto.name, nonceTtlSeconds: dto.nonceTtlSeconds },
+        include: { plan: true },
+      });
+      const changes = Object.fromEntries(
+        (['name', 'nonceTtlSeconds'] as const).filter((f) => dto[f] !== undefined).map((f) => [f, { from: before[f], to: after[f] }]),
+      );
+      await this.audit.recordBy(tx, actor, 'account.updated', { type: 'account', id: after.id }, changes);
+      return after;
     });
     this.invalidation.invalidate('account', account.id);
-    const changes = Object.fromEntries(
-      (['name', 'nonceTtlSeconds'] as const).filter((f) => dto[f] !== undefined).map((f) => [f, { from: before[f], to: account[f] }]),
-    );
-    await this.audit.recordBy(actor, 'account.updated', { type: 'account', id: account.id }, changes);
     return toAccountDto(account);
   }
 
@@ -142,10 +159,13 @@ export class AccountsService {
 
   /** The new limits apply from the next request: the plan cache is dropped here. */
   async changePlan(actor: Actor, planId: string): Promise<AccountDto> {
-    const before = await this.prisma.account.findUniqueOrThrow({ where: { id: actor.accountId } });
-    const account = await this.prisma.account.update({ where: { id: actor.accountId }, data: { planId }, include: { plan: true } });
+    const account = await this.prisma.$transaction(async (tx) => {
+      const before = await tx.account.findUniqueOrThrow({ where: { id: actor.accountId } });
+      const after = await tx.account.update({ where: { id: actor.accountId }, data: { planId }, include: { plan: true } });
+      await this.audit.recordBy(tx, actor, 'account.plan_changed', { type: 'account', id: after.id }, { from: before.planId, to: planId });
+      return after;
+    });
     this.invalidation.invalidate('account', account.id);
-    await this.audit.recordBy(actor, 'account.plan_changed', { type: 'account', id: account.id }, { from: before.planId, to: planId });
     return toAccountDto(account);
   }
 }

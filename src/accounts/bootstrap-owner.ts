@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { normalizeEmail } from '../auth/auth.service';
+import { normalizeEmail } from '../common/email';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrismaService } from '../prisma/prisma.service';
 import { AccountsService } from './accounts.service';

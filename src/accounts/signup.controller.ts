@@ -1,41 +1,14 @@
 import { Body, CanActivate, Controller, Get, HttpCode, Inject, Injectable, Post, Req, UseGuards } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { IsEmail, IsString, Length, MaxLength } from 'class-validator';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators';
 import { AcceptedDto, TokenResponseDto } from '../auth/dto/login.dto';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Request } from '../common/request';
 import { ChallengeDto } from '../widget/dto/challenge.dto';
-import { ALTCHA_MAX_LENGTH } from '../widget/dto/challenge.dto';
+import { ConfirmSignupDto, SignupDto } from './dto/signup.dto';
 import { SignupService } from './signup.service';
-
-export class SignupDto {
-  @ApiProperty({ description: 'The OWNER’s email address.', example: 'founder@example.com', maxLength: 254 })
-  @IsString()
-  @MaxLength(254)
-  @IsEmail()
-  readonly email!: string;
-
-  @ApiProperty({ description: '12 to 256 characters, not the email address.', minLength: 12, maxLength: 256, format: 'password' })
-  @IsString()
-  @Length(1, 256)
-  readonly password!: string;
-
-  @ApiProperty({ description: 'The new account’s name.', example: 'Acme Inc.', minLength: 1, maxLength: 100 })
-  @IsString()
-  @Length(1, 100)
-  readonly accountName!: string;
-
-  @ApiProperty({
-    description: 'A solved GET /api/v1/auth/signup/challenge, as the altcha widget submits it (base64 JSON).',
-    maxLength: ALTCHA_MAX_LENGTH,
-  })
-  @IsString()
-  @Length(1, ALTCHA_MAX_LENGTH)
-  readonly altcha!: string;
-}
 
 /** Closed sign-up answers 404 before the body is read, as if the routes did not exist. */
 @Injectable()
@@ -46,13 +19,6 @@ class SignupOpen implements CanActivate {
     if (!this.config.signupOpen) throw new AppError('not_found', 'No such route.');
     return true;
   }
-}
-
-export class ConfirmSignupDto {
-  @ApiProperty({ description: 'The token of the confirmation link (after #token=).', maxLength: 200 })
-  @IsString()
-  @Length(1, 200)
-  readonly token!: string;
 }
 
 const CLOSED = { status: 404, type: ErrorResponseDto, description: 'not_found — sign-up is closed (SIGNUP=closed, the default)' };

@@ -1,7 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
-import { normalizeEmail } from '../auth/auth.service';
+import { normalizeEmail } from '../common/email';
 import { CHALLENGE } from '../auth/challenges';
 import { AcceptedDto, TokenResponseDto } from '../auth/dto/login.dto';
 import { TokenService } from '../auth/token.service';
@@ -11,14 +10,13 @@ import { PrismaService } from '../prisma/prisma.service';
 import { ChallengesService } from '../widget/challenges.service';
 import { ChallengeDto } from '../widget/dto/challenge.dto';
 import { AccountsService } from './accounts.service';
+import { confirmationToken, confirmedUserId } from './confirmation-token';
 
-/** How long a sign-up confirmation link works. */
-export const CONFIRMATION_TTL_MS = 24 * 3600_000;
 /** An account whose OWNER never confirmed the address is deleted this long after sign-up. */
 export const UNCONFIRMED_RETENTION_MS = 7 * 24 * 3600_000;
 
 /**
- * Sign-up (docs/API.md, "Sign-up"), open only with SIGNUP=open (SignupOpen): a solved challenge
+ * Sign-up (docs/API.md, "Login and invitations (no credential)"), open only with SIGNUP=open (SignupOpen): a solved challenge
  * first (422 otherwise), then an account and its OWNER — or, when the email has a user, nothing,
  * answered the same way in the same time (the password is hashed either way). With SMTP_URL the
  * OWNER confirms the address by a link before the first sign-in, and the holder of a taken address
@@ -67,24 +65,13 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
     await this.challenges.spendSignupSolution(input.altcha);
     const email = normalizeEmail(input.email);
     try {
-      const { accountId, ownerId } = await this.accounts.createWithOwner({
-        name: input.accountName,
-        email,
-        password: input.password,
-        emailConfirmed: !this.mailer.enabled,
-      });
-      await this.audit.record({
-        accountId,
-        action: 'account.created',
-        actorId: ownerId,
-        actorEmail: email,
-        requestId,
-        target: { type: 'account', id: accountId },
-        details: { via: 'signup' },
-      });
+      const { ownerId } = await this.accounts.createWithOwner(
+        { name: input.accountName, email, password: input.password, emailConfirmed: !this.mailer.enabled },
+        { requestId, details: { via: 'signup' } },
+      );
       if (this.mailer.enabled)
         this.mailer.sendLater(
-          confirmationMail(email, this.mailer.link('/confirm-email', this.confirmationToken(ownerId))),
+          confirmationMail(email, this.mailer.link('/confirm-email', confirmationToken(this.tokens.key, ownerId))),
           'a confirmation link',
         );
     } catch (err) {
@@ -98,43 +85,24 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
   async confirm(token: string, requestId: string): Promise<TokenResponseDto> {
     const refused = () =>
       new AppError('invalid_credentials', 'The confirmation link is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
-    const userId = this.confirmedUserId(token);
+    const userId = confirmedUserId(this.tokens.key, token);
     if (userId === undefined) throw refused();
-    const confirmed = await this.prisma.user.updateMany({
-      where: { id: userId, emailConfirmedAt: null },
-      data: { emailConfirmedAt: new Date() },
-    });
-    if (confirmed.count === 0) throw refused();
-    const user = await this.prisma.user.findUniqueOrThrow({ where: { id: userId } });
-    await this.audit.record({
-      accountId: user.accountId,
-      action: 'auth.login',
-      actorId: user.id,
-      actorEmail: user.email,
-      requestId,
-      target: { type: 'user', id: user.id },
-      details: { via: 'email_confirmation' },
+    const user = await this.prisma.$transaction(async (tx) => {
+      const confirmed = await tx.user.updateMany({ where: { id: userId, emailConfirmedAt: null }, data: { emailConfirmedAt: new Date() } });
+      if (confirmed.count === 0) throw refused();
+      const found = await tx.user.findUniqueOrThrow({ where: { id: userId } });
+      await this.audit.record(tx, {
+        accountId: found.accountId,
+        action: 'auth.login',
+        actorId: found.id,
+        actorEmail: found.email,
+        requestId,
+        target: { type: 'user', id: found.id },
+        details: { via: 'email_confirmation' },
+      });
+      return found;
     });
     return this.tokens.issue(user);
-  }
-
-  /** `ghc_<user id>.<expiry>.<HMAC>`: signed with the JWT key, so no row is kept for it. */
-  private confirmationToken(userId: string): string {
-    const body = `${userId}.${Date.now() + CONFIRMATION_TTL_MS}`;
-    return `ghc_${body}.${this.mac(body)}`;
-  }
-
-  private confirmedUserId(token: string): string | undefined {
-    const match = /^ghc_([0-9a-f-]{36})\.(\d{13})\.([A-Za-z0-9_-]{43})$/.exec(token);
-    if (match === null) return undefined;
-    const [, userId, expires, mac] = match;
-    const expected = Buffer.from(this.mac(`${userId}.${expires}`));
-    if (!timingSafeEqual(Buffer.from(mac!), expected) || Number(expires) <= Date.now()) return undefined;
-    return userId;
-  }
-
-  private mac(body: string): string {
-    return createHmac('sha256', this.tokens.key).update(`email-confirmation:${body}`).digest('base64url');
   }
 }
 

@@ -56,30 +56,42 @@ export class ApiKeysService {
       ]);
     }
     const key = generateApiKey();
-    const row = await this.prisma.apiKey.create({
-      data: {
-        accountId: actor.accountId,
-        name: dto.name,
-        prefix: visiblePrefix(key),
-        hash: hashApiKey(key),
-        scopes: dto.scopes ?? [...API_KEY_SCOPES],
-        allowedOrigins: dto.allowedOrigins ?? [],
-        challengeMaxNumber: dto.challengeMaxNumber ?? null,
-        expiresAt,
-      },
+    const row = await this.prisma.$transaction(async (tx) => {
+      const created = await tx.apiKey.create({
+        data: {
+          accountId: actor.accountId,
+          name: dto.name,
+          prefix: visiblePrefix(key),
+          hash: hashApiKey(key),
+          scopes: dto.scopes ?? [...API_KEY_SCOPES],
+          allowedOrigins: dto.allowedOrigins ?? [],
+          challengeMaxNumber: dto.challengeMaxNumber ?? null,
+          expiresAt,
+        },
+      });
+      await this.audit.recordBy(
+        tx,
+        actor,
+        'api_key.created',
+        { type: 'api_key', id: created.id },
+        { name: created.name, scopes: created.scopes },
+      );
+      return created;
     });
-    await this.audit.recordBy(actor, 'api_key.created', { type: 'api_key', id: row.id }, { name: row.name, scopes: row.scopes });
     return { ...toApiKeyDto(row), key };
   }
 
   async update(actor: Actor, id: string, dto: UpdateApiKeyDto): Promise<ApiKeyDto> {
     const current = await this.find(actor, id);
-    const row = await this.prisma.apiKey.update({
-      where: { id: current.id },
-      data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins, challengeMaxNumber: dto.challengeMaxNumber },
+    const row = await this.prisma.$transaction(async (tx) => {
+      const updated = await tx.apiKey.update({
+        where: { id: current.id },
+        data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins, challengeMaxNumber: dto.challengeMaxNumber },
+      });
+      await this.audit.recordBy(tx, actor, 'api_key.updated', { type: 'api_key', id: updated.id }, { ...dto });
+      return updated;
     });
     this.invalidation.invalidate('apiKeyHash', row.hash, row.previousHash);
-    await this.audit.recordBy(actor, 'api_key.updated', { type: 'api_key', id: row.id }, { ...dto });
     return toApiKeyDto(row);
   }
 
@@ -87,12 +99,15 @@ export class ApiKeysService {
   async revoke(actor: Actor, id: string): Promise<ApiKeyDto> {
     const current = await this.find(actor, id);
     if (current.status === 'revoked') return toApiKeyDto(current);
-    const row = await this.prisma.apiKey.update({
-      where: { id: current.id },
-      data: { status: 'revoked', revokedAt: new Date(), previousHash: null, previousHashExpiresAt: null },
+    const row = await this.prisma.$transaction(async (tx) => {
+      const revoked = await tx.apiKey.update({
+        where: { id: current.id },
+        data: { status: 'revoked', revokedAt: new Date(), previousHash: null, previousHashExpiresAt: null },
+      });
+      await this.audit.recordBy(tx, actor, 'api_key.revoked', { type: 'api_key', id: revoked.id }, { name: revoked.name });
+      return revoked;
     });
     this.invalidation.invalidate('apiKeyHash', current.hash, current.previousHash);
-    await this.audit.recordBy(actor, 'api_key.revoked', { type: 'api_key', id: row.id }, { name: row.name });
     return toApiKeyDto(row);
   }
 
@@ -102,17 +117,20 @@ export class ApiKeysService {
     if (current.status === 'revoked') throw new AppError('conflict', 'A revoked key cannot be rotated.');
     const key = generateApiKey();
     const graceful = gracePeriodSeconds > 0;
-    const row = await this.prisma.apiKey.update({
-      where: { id: current.id },
-      data: {
-        hash: hashApiKey(key),
-        prefix: visiblePrefix(key),
-        previousHash: graceful ? current.hash : null,
-        previousHashExpiresAt: graceful ? new Date(Date.now() + gracePeriodSeconds * 1000) : null,
-      },
+    const row = await this.prisma.$transaction(async (tx) => {
+      const rotated = await tx.apiKey.update({
+        where: { id: current.id },
+        data: {
+          hash: hashApiKey(key),
+          prefix: visiblePrefix(key),
+          previousHash: graceful ? current.hash : null,
+          previousHashExpiresAt: graceful ? new Date(Date.now() + gracePeriodSeconds * 1000) : null,
+        },
+      });
+      await this.audit.recordBy(tx, actor, 'api_key.rotated', { type: 'api_key', id: rotated.id }, { gracePeriodSeconds });
+      return rotated;
     });
     this.invalidation.invalidate('apiKeyHash', current.hash, current.previousHash);
-    await this.audit.recordBy(actor, 'api_key.rotated', { type: 'api_key', id: row.id }, { gracePeriodSeconds });
     return { ...toApiKeyDto(row), key };
   }
 

@@ -45,8 +45,14 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
 export class AuditService {
   constructor(private readonly prisma: PrismaService) {}
 
-  async record(entry: AuditEntry): Promise<void> {
-    await this.prisma.auditEvent.create({
+  /**
+   * Writes `entry` through `db`: the transaction client of the change it records, so the change and
+   * its event commit together or not at all (anything else that must commit with the change, such
+   * as an outgoing event, takes the same client). `this.prisma` only for an event that records no
+   * change of its own (a login).
+   */
+  async record(db: Prisma.TransactionClient, entry: AuditEntry): Promise<void> {
+    await db.auditEvent.create({
       data: {
         accountId: entry.accountId,
         action: entry.action,
@@ -60,9 +66,15 @@ export class AuditService {
     });
   }
 
-  /** What `actor` did to a target in their own account. */
-  recordBy(actor: Actor, action: AuditAction, target?: AuditEntry['target'], details?: Prisma.InputJsonObject): Promise<void> {
-    return this.record({
+  /** What `actor` did to a target in their own account, in the change's transaction `tx`. */
+  recordBy(
+    tx: Prisma.TransactionClient,
+    actor: Actor,
+    action: AuditAction,
+    target?: AuditEntry['target'],
+    details?: Prisma.InputJsonObject,
+  ): Promise<void> {
+    return this.record(tx, {
       accountId: actor.accountId,
       actorId: actor.userId,
       actorEmail: actor.email,

@@ -1,19 +1,18 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
+import { normalizeEmail } from '../common/email';
 import { AppError } from '../common/errors/app-error';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from './challenges';
 import type { Actor } from './current-principal.decorator';
 import { TokenResponseDto } from './dto/login.dto';
-import { MeDto } from './dto/me.dto';
+import { MeDto, SETTING_LIMITS } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
 import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from './passwords';
 import type { UserPrincipal } from './principal';
 import { TokenService } from './token.service';
-
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 @Injectable()
 export class AuthService implements OnModuleInit, OnModuleDestroy {
@@ -39,7 +38,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     if (!verified || user === null) {
       await this.lockout.recordFailure(email, ip);
       if (user !== null)
-        await this.audit.record({
+        await this.audit.record(this.prisma, {
           accountId: user.accountId,
           action: 'auth.login_failed',
           actorEmail: email,
@@ -54,7 +53,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
         CHALLENGE.bearer,
       );
     }
-    await this.audit.record({
+    await this.audit.record(this.prisma, {
       accountId: user.accountId,
       action: 'auth.login',
       actorId: user.id,
@@ -74,6 +73,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
       role: user.role,
       account: { id: user.accountId, name: account.accountName },
       plan: account.plan,
+      limits: SETTING_LIMITS,
     };
   }
 
@@ -89,12 +89,12 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     }
     const problems = passwordProblems(newPassword, user.email, 'newPassword');
     if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);
-    const updated = await this.prisma.user.update({
-      where: { id: user.id },
-      data: { passwordHash: await hashPassword(newPassword), tokenVersion: { increment: 1 } },
+    const passwordHash = await hashPassword(newPassword);
+    const updated = await this.prisma.$transaction(async (tx) => {
+      await this.audit.recordBy(tx, actor, 'auth.password_changed', { type: 'user', id: user.id });
+      return tx.user.update({ where: { id: user.id }, data: { passwordHash, tokenVersion: { increment: 1 } } });
     });
     this.invalidation.invalidate('user', user.id);
-    await this.audit.recordBy(actor, 'auth.password_changed', { type: 'user', id: user.id });
     return this.tokens.issue(updated);
   }
 
@@ -104,12 +104,14 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
    * token's own expiry, then purged.
    */
   async logout(actor: Actor, token: { jti: string; exp: number }): Promise<void> {
-    await this.prisma.revokedToken.createMany({
-      data: [{ jti: token.jti, userId: actor.userId, expiresAt: new Date(token.exp * 1000) }],
-      skipDuplicates: true,
+    await this.prisma.$transaction(async (tx) => {
+      await tx.revokedToken.createMany({
+        data: [{ jti: token.jti, userId: actor.userId, expiresAt: new Date(token.exp * 1000) }],
+        skipDuplicates: true,
+      });
+      await this.audit.recordBy(tx, actor, 'auth.logout', { type: 'user', id: actor.userId });
     });
     this.invalidation.invalidate('user', actor.userId);
-    await this.audit.recordBy(actor, 'auth.logout', { type: 'user', id: actor.userId });
   }
 
   /** Revoked tokens past their expiry refuse themselves: their rows go (hourly). */

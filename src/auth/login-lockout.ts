@@ -7,7 +7,7 @@ import { RateLimitService } from '../rate-limit/rate-limit.service';
  * At most N failed logins per email and client IP per window (docs/API.md, "Rate limits"), counted
  * where the rate limits are. Per client, not per email alone: counted per email, anyone could lock a
  * user out (the right password included) by failing ten times from anywhere (docs/DECISIONS.md,
- * "Login lockout").
+ * "Rate limiting").
  */
 @Injectable()
 export class LoginLockout {

@@ -1,23 +1,24 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
+import { normalizeEmail } from '../common/email';
 import { AppError } from '../common/errors/app-error';
+import type { Prisma } from '../generated/prisma/client';
+import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
-import { normalizeEmail } from './auth.service';
 import { CHALLENGE } from './challenges';
 import type { Actor } from './current-principal.decorator';
 import { PasswordResetIssuedDto, TokenResponseDto } from './dto/login.dto';
 import { hashPassword, passwordProblems } from './passwords';
 import { TokenService } from './token.service';
+import { mayActOnOwner } from '../team/team-rules';
+import type { Role } from './principal';
 
 export const RESET_TTL_MS = 3600_000;
 
-const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
-
 /**
- * Password resets (docs/API.md, "Password resets"): a one-time token (1 h) issued by an OWNER or
+ * Password resets (docs/API.md, "Login and invitations (no credential)"): a one-time token (1 h) issued by an OWNER or
  * ADMIN for a member, or e-mailed to a user who forgot (SMTP_URL); using it sets the password and
  * ends every earlier token of the user. A new reset ends the user's older ones.
  */
@@ -37,11 +38,14 @@ export class PasswordResetService {
   async issueFor(actor: Actor, userId: string): Promise<PasswordResetIssuedDto> {
     const member = await this.prisma.user.findFirst({ where: { id: userId, accountId: actor.accountId } });
     if (member === null) throw new AppError('not_found', 'No such member.');
-    if (member.role === 'OWNER' && actor.role !== 'OWNER') {
+    if (!mayActOnOwner(actor.role, member.role as Role)) {
       throw new AppError('insufficient_permissions', 'Only an OWNER may reset an OWNER’s password.');
     }
-    const { token, expiresAt } = await this.create(member.id, actor.userId);
-    await this.audit.recordBy(actor, 'team.password_reset_issued', { type: 'user', id: member.id }, { emailed: this.mailer.enabled });
+    const { token, expiresAt } = await this.prisma.$transaction(async (tx) => {
+      const issued = await this.create(tx, member.id, actor.userId);
+      await this.audit.recordBy(tx, actor, 'team.password_reset_issued', { type: 'user', id: member.id }, { emailed: this.mailer.enabled });
+      return issued;
+    });
     if (!this.mailer.enabled) return { token, emailed: false, expiresAt: expiresAt.toISOString() };
     this.mailer.sendLater(
       resetMail(member.email, this.mailer.link('/reset-password', token), 'An administrator of your Gatehouse account'),
@@ -65,7 +69,7 @@ export class PasswordResetService {
     try {
       const user = await this.prisma.user.findUnique({ where: { email } });
       if (user === null) return;
-      const { token } = await this.create(user.id, null);
+      const { token } = await this.prisma.$transaction((tx) => this.create(tx, user.id, null));
       this.mailer.sendLater(resetMail(user.email, this.mailer.link('/reset-password', token), 'Someone (we hope you)'), 'a reset link');
     } catch (err) {
       // By its code, not its message: a database error's text may quote the email.
@@ -78,7 +82,7 @@ export class PasswordResetService {
   async accept(token: string, newPassword: string, requestId: string): Promise<TokenResponseDto> {
     const refused = () =>
       new AppError('invalid_credentials', 'The reset token is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
-    const reset = await this.prisma.passwordReset.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
+    const reset = await this.prisma.passwordReset.findUnique({ where: { tokenHash: hashOneTimeToken(token) }, include: { user: true } });
     if (reset === null || reset.usedAt !== null || reset.expiresAt <= new Date()) throw refused();
     const problems = passwordProblems(newPassword, reset.user.email, 'newPassword');
     if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);
@@ -94,27 +98,34 @@ export class PasswordResetService {
       // A link e-mailed to the address proves it, as the sign-up confirmation would: someone who signed
       // up with another's address and never confirmed it cannot keep its owner out.
       const confirmed = reset.issuedById === null && reset.user.emailConfirmedAt === null ? { emailConfirmedAt: now } : {};
-      return tx.user.update({ where: { id: reset.userId }, data: { passwordHash, tokenVersion: { increment: 1 }, ...confirmed } });
+      const updated = await tx.user.update({
+        where: { id: reset.userId },
+        data: { passwordHash, tokenVersion: { increment: 1 }, ...confirmed },
+      });
+      await this.audit.record(tx, {
+        accountId: updated.accountId,
+        action: 'auth.password_reset',
+        actorId: updated.id,
+        actorEmail: updated.email,
+        requestId,
+        target: { type: 'user', id: updated.id },
+      });
+      return updated;
     });
     this.invalidation.invalidate('user', user.id);
-    await this.audit.record({
-      accountId: user.accountId,
-      action: 'auth.password_reset',
-      actorId: user.id,
-      actorEmail: user.email,
-      requestId,
-      target: { type: 'user', id: user.id },
-    });
     return this.tokens.issue(user);
   }
 
-  private async create(userId: string, issuedById: string | null): Promise<{ token: string; expiresAt: Date }> {
-    const token = `ghr_${randomBytes(32).toString('base64url')}`;
+  /** A new reset for the user, in `tx`; their earlier ones are used up. */
+  private async create(
+    tx: Prisma.TransactionClient,
+    userId: string,
+    issuedById: string | null,
+  ): Promise<{ token: string; expiresAt: Date }> {
+    const token = newOneTimeToken('ghr');
     const expiresAt = new Date(Date.now() + RESET_TTL_MS);
-    await this.prisma.$transaction([
-      this.prisma.passwordReset.updateMany({ where: { userId, usedAt: null }, data: { usedAt: new Date() } }),
-      this.prisma.passwordReset.create({ data: { userId, tokenHash: hashToken(token), issuedById, expiresAt } }),
-    ]);
+    await tx.passwordReset.updateMany({ where: { userId, usedAt: null }, data: { usedAt: new Date() } });
+    await tx.passwordReset.create({ data: { userId, tokenHash: hashOneTimeToken(token), issuedById, expiresAt } });
     return { token, expiresAt };
   }
 }

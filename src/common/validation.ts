@@ -5,8 +5,8 @@ import { AppError, ErrorDetail } from './errors/app-error';
 /**
  * How deep a body, query or path value may nest. Our DTOs nest two levels (a list of strings in an
  * object); class-transformer and class-validator recurse once per level, and a JSON body nested a
- * few thousand deep overflowed their stack (a 500). docs/DECISIONS.md, "Input PostgreSQL or the
- * validators cannot take".
+ * few thousand deep overflowed their stack (a 500). docs/DECISIONS.md, "Input the validators or
+ * PostgreSQL cannot take".
  */
 export const MAX_INPUT_DEPTH = 32;
 

@@ -123,6 +123,9 @@ class EnvironmentVariables {
   BOOTSTRAP_OWNER_PASSWORD?: string;
 }
 
+/** DATA_DIR=memory:// keeps the embedded database and generated secrets in process memory: nothing is written. */
+export const IN_MEMORY = 'memory://';
+
 export interface AppConfig {
   readonly env: 'development' | 'production' | 'test';
   readonly port: number;
@@ -134,7 +137,7 @@ export interface AppConfig {
   /** Every Redis key starts with it, so instances of one deployment share and others do not. */
   readonly redisKeyPrefix: string;
   readonly jwt: {
-    /** Unset outside production: generated once and kept in dataDir (see JwtSecretLoader). */
+    /** Unset outside production: generated once and kept in dataDir (resolveJwtSecret in config/secrets.ts); only in this process with DATA_DIR=memory://. */
     readonly secret?: string;
     readonly expiresIn: number;
     readonly issuer: string;
@@ -163,7 +166,7 @@ export interface AppConfig {
   readonly logFile?: string;
   /**
    * Which requests get a log line: `errors` (default) every 4xx and 5xx answer but 429, `all` every
-   * answer, `none` none. Analytics counts every request either way (docs/DECISIONS.md, "Logging").
+   * answer, `none` none. Analytics counts every request either way (docs/PERFORMANCE.md, "Request log lines only for errors").
    */
   readonly logRequests: 'all' | 'errors' | 'none';
   /** After SIGTERM, how long /health/ready answers 503 before the server stops accepting. */

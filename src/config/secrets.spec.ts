@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from './app-config';
-import { resolveJwtSecret } from './secrets';
+import { resolveJwtSecret, resolveWidgetSecrets } from './secrets';
 
 describe('resolveJwtSecret', () => {
   let dir: string;
@@ -52,5 +52,40 @@ describe('resolveJwtSecret', () => {
   it('never signs tokens with an empty secret left by an interrupted write', () => {
     writeFileSync(join(dir, 'jwt-secret'), '', { mode: 0o600 });
     expect(resolveJwtSecret(loadConfig({ DATA_DIR: dir })).length).toBeGreaterThanOrEqual(32);
+  });
+});
+
+describe('generated secrets with DATA_DIR=memory://', () => {
+  let cwd: string;
+  let dir: string;
+
+  beforeEach(() => {
+    cwd = process.cwd();
+    dir = mkdtempSync(join(tmpdir(), 'gatehouse-memory-'));
+    process.chdir(dir);
+  });
+
+  afterEach(() => {
+    process.chdir(cwd);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('are kept for the configuration they were made for and written nowhere', () => {
+    const config = loadConfig({ DATA_DIR: 'memory://' });
+    const jwt = resolveJwtSecret(config);
+    const [widget] = resolveWidgetSecrets(config);
+    expect(Buffer.byteLength(jwt)).toBeGreaterThanOrEqual(32);
+    expect(Buffer.byteLength(widget!)).toBeGreaterThanOrEqual(32);
+    expect(widget).not.toBe(jwt);
+    expect(resolveJwtSecret(config)).toBe(jwt);
+    expect(resolveWidgetSecrets(config)).toEqual([widget]);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('are new for every in-memory instance', () => {
+    const first = loadConfig({ DATA_DIR: 'memory://' });
+    const second = loadConfig({ DATA_DIR: 'memory://' });
+    expect(resolveJwtSecret(second)).not.toBe(resolveJwtSecret(first));
+    expect(resolveWidgetSecrets(second)).not.toEqual(resolveWidgetSecrets(first));
   });
 });

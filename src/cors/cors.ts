@@ -28,7 +28,7 @@ const API_PATH = /^\/api\//;
 
 /**
  * CORS for /api routes, decided per route by its auth declaration (docs/DECISIONS.md, "Browser
- * clients"). API-key routes admit every origin here — a preflight carries no key, and the key's own
+ * clients (CORS)"). API-key routes admit every origin here — a preflight carries no key, and the key's own
  * `allowedOrigins` is enforced on the real request by authorisation (AccessGuard, 403). JWT and public
  * routes admit only `dashboardOrigins`. Preflights are answered in `onRequest`, before any guard:
  * never counted, never in usage analytics.

@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../auth/principal';
+import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { isUniqueViolation } from '../prisma/database-errors';
 import { PrismaService } from '../prisma/prisma.service';
@@ -12,8 +12,6 @@ export interface SolvedChallenge {
   readonly challengeHash: string;
   readonly hostname: string | null;
 }
-
-const hashNonce = (nonce: string): string => createHash('sha256').update(nonce).digest('hex');
 
 /** Used and expired nonces are kept this long after expiry (to answer expired/already_used), then purged. */
 export const NONCE_RETENTION_MS = 3600_000;
@@ -47,11 +45,11 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
    */
   async issue(key: ApiKeyPrincipal, solved: SolvedChallenge): Promise<IssuedNonceDto | undefined> {
     const { nonceTtlSeconds } = await this.accounts.limitsFor(key.accountId);
-    const nonce = `ghn_${randomBytes(32).toString('base64url')}`;
+    const nonce = newOneTimeToken('ghn');
     const expiresAt = new Date(Date.now() + nonceTtlSeconds * 1000);
     try {
       await this.prisma.nonce.create({
-        data: { accountId: key.accountId, apiKeyId: key.keyId, hash: hashNonce(nonce), expiresAt, ...solved },
+        data: { accountId: key.accountId, apiKeyId: key.keyId, hash: hashOneTimeToken(nonce), expiresAt, ...solved },
       });
     } catch (err) {
       if (isUniqueViolation(err)) return undefined;
@@ -73,7 +71,7 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
    */
   private async judge(key: ApiKeyPrincipal, nonce: string): Promise<NonceVerdictDto> {
     if (!NONCE_PATTERN.test(nonce)) return { valid: false, reason: 'unknown' }; // never one of ours: no query
-    const hash = hashNonce(nonce);
+    const hash = hashOneTimeToken(nonce);
     const now = new Date();
     const claimed = await this.prisma.$queryRaw<Array<{ createdAt: Date; hostname: string | null }>>`
       UPDATE "Nonce" SET "usedAt" = ${now}

@@ -2,17 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { ReadThroughCache } from '../cache/read-through-cache';
 import { PrismaService } from '../prisma/prisma.service';
-import { PlanDto, toPlanDto } from './dto/plan.dto';
+import { PlanLimits, toPlanLimits } from './plan-limits';
 
-/** What the request path needs of an account: its plan's rate limits and its nonce lifetime (and, for `GET /auth/me`, names). */
-export interface PlanLimits {
-  readonly planId: string;
-  readonly apiRequestsPerMinute: number;
-  readonly managementRequestsPerMinute: number;
-  readonly nonceTtlSeconds: number;
-  readonly accountName: string;
-  readonly plan: PlanDto;
-}
+export type { PlanLimits } from './plan-limits';
 
 /**
  * The plan limits (and nonce lifetime) of each account, read on every request from a small cache.
@@ -49,15 +41,7 @@ export class PlanLimitsService {
     const byId = new Map(accounts.map((account) => [account.id, account]));
     return accountIds.map((id) => {
       const account = byId.get(id);
-      if (account === undefined) return undefined;
-      return {
-        planId: account.plan.id,
-        apiRequestsPerMinute: account.plan.apiRequestsPerMinute,
-        managementRequestsPerMinute: account.plan.managementRequestsPerMinute,
-        nonceTtlSeconds: account.nonceTtlSeconds,
-        accountName: account.name,
-        plan: toPlanDto(account.plan),
-      };
+      return account === undefined ? undefined : toPlanLimits(account);
     });
   }
 }

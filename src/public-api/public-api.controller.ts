@@ -1,15 +1,8 @@
 import { Controller, Get, Req } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/auth.decorators';
 import type { ApiKeyRequest } from '../auth/current-principal.decorator';
-
-export class PingDto {
-  @ApiProperty({ description: 'Always true: the key works.', example: true })
-  readonly ok!: true;
-
-  @ApiProperty({ description: 'The account the key belongs to.', format: 'uuid' })
-  readonly accountId!: string;
-}
+import { PingDto } from './dto/ping.dto';
 
 @ApiTags('Public API')
 @Controller('public')

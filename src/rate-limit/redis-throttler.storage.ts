@@ -1,9 +1,8 @@
-import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type { CounterStorage, WindowPeek } from './counter-storage';
 import Redis from 'ioredis';
+import { firstConnectionAttempt } from '../common/redis-first-connection';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { TurnBatch } from './turn-batch';
 
@@ -101,9 +100,13 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
     this.sweeper.unref();
   }
 
-  /** Count in Redis from the first request; a Redis that is down delays the start by 2 s at most. */
+  /**
+   * Count in Redis from the first request. A Redis that is down delays the start by 2 s at most:
+   * the instance starts counting locally and probes Redis once a second, like in any outage.
+   */
   async onModuleInit(): Promise<void> {
-    if (this.redis.status !== 'ready') await Promise.race([once(this.redis, 'ready'), sleep(2000, undefined, { ref: false })]);
+    await firstConnectionAttempt(this.redis);
+    if (this.redis.status !== 'ready') this.degrade(new Error(`not connected at start (${this.redis.status})`));
   }
 
   increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {

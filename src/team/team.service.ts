@@ -1,36 +1,32 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
-import { normalizeEmail } from '../auth/auth.service';
+import { normalizeEmail } from '../common/email';
 import { CHALLENGE } from '../auth/challenges';
 import type { Actor } from '../auth/current-principal.decorator';
 import { TokenResponseDto } from '../auth/dto/login.dto';
 import { hashPassword, passwordProblems } from '../auth/passwords';
-import { ROLES, Role } from '../auth/principal';
+import type { Role } from '../auth/principal';
 import { TokenService } from '../auth/token.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
+import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import type { Prisma, User } from '../generated/prisma/client';
 import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
 import { InvitationDto, MemberDto, PendingInvitationDto } from './dto/team.dto';
+import { assertNotLastOwner, invitationRolesKept, isPending, mayActOnOwner, mayInvite, takesAnOwnerAway } from './team-rules';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 const toMemberDto = (u: User): MemberDto => ({ id: u.id, email: u.email, role: u.role as Role, createdAt: u.createdAt.toISOString() });
-const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** An invitation still usable at `now`: not accepted, not revoked, not expired. */
 const pendingAt = (now: Date) => ({ acceptedAt: null, revokedAt: null, expiresAt: { gt: now } });
 
-/** Whether a member of role `inviter` may (still) stand behind an invitation to `role`. */
-const mayInvite = (inviter: Role, role: Role): boolean => inviter === 'OWNER' || (inviter === 'ADMIN' && role !== 'OWNER');
-
 /** The member's pending invitations that their new role (null: removed) no longer covers die with it. */
 async function revokeInvitationsOf(tx: Prisma.TransactionClient, userId: string, newRole: Role | null): Promise<void> {
-  const kept: Role[] = newRole === null ? [] : ROLES.filter((role) => mayInvite(newRole, role));
   await tx.invitation.updateMany({
-    where: { invitedById: userId, role: { notIn: kept }, ...pendingAt(new Date()) },
+    where: { invitedById: userId, role: { notIn: invitationRolesKept(newRole) }, ...pendingAt(new Date()) },
     data: { revokedAt: new Date() },
   });
 }
@@ -60,11 +56,11 @@ export class TeamService {
    * customer — but at accept (409).
    */
   async invite(actor: Actor, rawEmail: string, role: Role): Promise<InvitationDto> {
-    if (role === 'OWNER' && actor.role !== 'OWNER') throw new AppError('insufficient_permissions', 'Only an OWNER may invite an OWNER.');
+    if (!mayActOnOwner(actor.role, role)) throw new AppError('insufficient_permissions', 'Only an OWNER may invite an OWNER.');
     const email = normalizeEmail(rawEmail);
-    const token = `ghi_${randomBytes(32).toString('base64url')}`;
+    const token = newOneTimeToken('ghi');
     const now = new Date();
-    const { invitation, replaced } = await this.prisma.$transaction(async (tx) => {
+    const invitation = await this.prisma.$transaction(async (tx) => {
       const old = await tx.invitation.updateMany({
         where: { accountId: actor.accountId, email, ...pendingAt(now) },
         data: { revokedAt: now },
@@ -74,14 +70,20 @@ export class TeamService {
           accountId: actor.accountId,
           email,
           role,
-          tokenHash: hashToken(token),
+          tokenHash: hashOneTimeToken(token),
           invitedById: actor.userId,
           expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
         },
       });
-      return { invitation: created, replaced: old.count };
+      await this.audit.recordBy(
+        tx,
+        actor,
+        'team.invitation_created',
+        { type: 'invitation', id: created.id },
+        { email, role, replaced: old.count },
+      );
+      return created;
     });
-    await this.audit.recordBy(actor, 'team.invitation_created', { type: 'invitation', id: invitation.id }, { email, role, replaced });
     const answer = { id: invitation.id, email, role, expiresAt: invitation.expiresAt.toISOString() };
     if (!this.mailer.enabled) return { ...answer, token, emailed: false };
     this.mailer.sendLater(
@@ -124,25 +126,28 @@ ${this.mailer.link('/accept-invitation', token)}
     const now = new Date();
     const invitation = await this.prisma.invitation.findFirst({ where: { id, accountId: actor.accountId, ...pendingAt(now) } });
     if (invitation === null) throw new AppError('not_found', 'No such pending invitation.');
-    if (invitation.role === 'OWNER' && actor.role !== 'OWNER') {
+    if (!mayActOnOwner(actor.role, invitation.role as Role)) {
       throw new AppError('insufficient_permissions', 'Only an OWNER may revoke an invitation to become OWNER.');
     }
-    const revoked = await this.prisma.invitation.updateMany({ where: { id, ...pendingAt(now) }, data: { revokedAt: now } });
-    if (revoked.count === 0) throw new AppError('not_found', 'No such pending invitation.'); // accepted meanwhile
-    await this.audit.recordBy(
-      actor,
-      'team.invitation_revoked',
-      { type: 'invitation', id },
-      { email: invitation.email, role: invitation.role },
-    );
+    await this.prisma.$transaction(async (tx) => {
+      const revoked = await tx.invitation.updateMany({ where: { id, ...pendingAt(now) }, data: { revokedAt: now } });
+      if (revoked.count === 0) throw new AppError('not_found', 'No such pending invitation.'); // accepted meanwhile
+      await this.audit.recordBy(
+        tx,
+        actor,
+        'team.invitation_revoked',
+        { type: 'invitation', id },
+        { email: invitation.email, role: invitation.role },
+      );
+    });
   }
 
   /** Single use: the invitation is claimed in the same transaction that creates the user. */
   async acceptInvitation(token: string, password: string, requestId: string): Promise<TokenResponseDto> {
     const refused = () =>
       new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
-    const invitation = await this.prisma.invitation.findUnique({ where: { tokenHash: hashToken(token) } });
-    if (invitation === null || invitation.acceptedAt !== null || invitation.revokedAt !== null || invitation.expiresAt <= new Date()) {
+    const invitation = await this.prisma.invitation.findUnique({ where: { tokenHash: hashOneTimeToken(token) } });
+    if (invitation === null || !isPending(invitation, new Date())) {
       throw refused();
     }
     const problems = passwordProblems(password, invitation.email, 'password');
@@ -162,46 +167,48 @@ ${this.mailer.link('/accept-invitation', token)}
       if (inviter === null || !mayInvite(inviter.role as Role, invitation.role as Role)) throw refused();
       if ((await tx.user.count({ where: { email: invitation.email } })) > 0)
         throw new AppError('conflict', 'A user with this email exists.');
-      return tx.user.create({ data: { email: invitation.email, role: invitation.role, accountId: invitation.accountId, passwordHash } });
-    });
-    await this.audit.record({
-      accountId: user.accountId,
-      action: 'team.invitation_accepted',
-      actorId: user.id,
-      actorEmail: user.email,
-      requestId,
-      target: { type: 'invitation', id: invitation.id },
-      details: { role: user.role },
+      const created = await tx.user.create({
+        data: { email: invitation.email, role: invitation.role, accountId: invitation.accountId, passwordHash },
+      });
+      await this.audit.record(tx, {
+        accountId: created.accountId,
+        action: 'team.invitation_accepted',
+        actorId: created.id,
+        actorEmail: created.email,
+        requestId,
+        target: { type: 'invitation', id: invitation.id },
+        details: { role: created.role },
+      });
+      return created;
     });
     return this.tokens.issue(user);
   }
 
   async changeRole(actor: Actor, userId: string, role: Role): Promise<MemberDto> {
     const updated = await this.withOwnersLocked(actor, userId, async (tx, member) => {
-      if ((member.role === 'OWNER' || role === 'OWNER') && actor.role !== 'OWNER') {
+      if (!mayActOnOwner(actor.role, member.role as Role, role)) {
         throw new AppError('insufficient_permissions', 'Only an OWNER may grant or change the OWNER role.');
       }
-      if (member.role === 'OWNER' && role !== 'OWNER') await this.assertNotLastOwner(tx, actor.accountId);
+      if (takesAnOwnerAway(member.role as Role, role)) await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, role);
+      await this.audit.recordBy(tx, actor, 'team.role_changed', { type: 'user', id: userId }, { to: role });
       return tx.user.update({ where: { id: member.id }, data: { role } });
     });
     this.invalidation.invalidate('user', userId);
-    await this.audit.recordBy(actor, 'team.role_changed', { type: 'user', id: userId }, { to: role });
     return toMemberDto(updated);
   }
 
   /** The member's tokens stop working at once: their user row is gone. */
   async remove(actor: Actor, userId: string): Promise<void> {
-    const removed = await this.withOwnersLocked(actor, userId, async (tx, member) => {
-      if (member.role === 'OWNER') {
-        if (actor.role !== 'OWNER') throw new AppError('insufficient_permissions', 'Only an OWNER may remove an OWNER.');
-        await this.assertNotLastOwner(tx, actor.accountId);
-      }
+    await this.withOwnersLocked(actor, userId, async (tx, member) => {
+      if (!mayActOnOwner(actor.role, member.role as Role))
+        throw new AppError('insufficient_permissions', 'Only an OWNER may remove an OWNER.');
+      if (takesAnOwnerAway(member.role as Role, null)) await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, null);
+      await this.audit.recordBy(tx, actor, 'team.member_removed', { type: 'user', id: userId }, { email: member.email, role: member.role });
       return tx.user.delete({ where: { id: member.id } });
     });
     this.invalidation.invalidate('user', userId);
-    await this.audit.recordBy(actor, 'team.member_removed', { type: 'user', id: userId }, { email: removed.email, role: removed.role });
   }
 
   /** Runs `change` with the account row locked, so two owners cannot demote each other at once. */
@@ -219,8 +226,6 @@ ${this.mailer.link('/accept-invitation', token)}
   }
 
   private async assertNotLastOwner(tx: Prisma.TransactionClient, accountId: string): Promise<void> {
-    if ((await tx.user.count({ where: { accountId, role: 'OWNER' } })) <= 1) {
-      throw new AppError('conflict', 'The last OWNER cannot be demoted or removed; make another member OWNER first.');
-    }
+    assertNotLastOwner(await tx.user.count({ where: { accountId, role: 'OWNER' } }));
   }
 }

@@ -10,7 +10,7 @@ export interface UsageHit {
   readonly at: number;
 }
 
-/** What the widget counts beside requests (docs/API.md, "Analytics"). */
+/** What the widget counts beside requests (the widget figures of docs/API.md, "JWT endpoints"). */
 export const WIDGET_EVENTS = ['challenge_issued', 'challenge_solved', 'challenge_failed', 'nonce_valid', 'nonce_invalid'] as const;
 export type WidgetEvent = (typeof WIDGET_EVENTS)[number];
 

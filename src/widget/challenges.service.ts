@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { createChallenge, extractParams, verifySolution } from 'altcha-lib/v1';
+import { createChallenge } from 'altcha-lib/v1';
 import type { ApiKeyPrincipal } from '../auth/principal';
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -13,6 +12,7 @@ import { isUniqueViolation } from '../prisma/database-errors';
 import { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from '../usage/usage.recorder';
 import { ChallengeDto } from './dto/challenge.dto';
+import { spentHash, verifiedSolution } from './solution';
 import { SurgeMeter } from './surge';
 
 /** How long a challenge may be solved and redeemed. */
@@ -21,42 +21,6 @@ export const CHALLENGE_TTL_MS = 300_000;
 export const SIGNUP_MAX_NUMBER = 100_000;
 
 const CHALLENGE_FAILED = 'challenge_failed';
-
-interface AltchaPayload {
-  readonly algorithm: 'SHA-256';
-  readonly challenge: string;
-  readonly number: number;
-  readonly salt: string;
-  readonly signature: string;
-}
-
-/** The widget's base64 payload as a solution, or undefined for anything else (bad base64, JSON, shape). */
-function parsePayload(altcha: string): AltchaPayload | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(altcha, 'base64').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const p = value as Record<string, unknown>;
-  const ok =
-    p.algorithm === 'SHA-256' &&
-    typeof p.challenge === 'string' &&
-    typeof p.salt === 'string' &&
-    typeof p.signature === 'string' &&
-    Number.isSafeInteger(p.number) &&
-    (p.number as number) >= 0;
-  return ok
-    ? {
-        algorithm: 'SHA-256',
-        challenge: p.challenge as string,
-        number: p.number as number,
-        salt: p.salt as string,
-        signature: p.signature as string,
-      }
-    : undefined;
-}
 
 /**
  * The widget's proof of work (docs/API.md, "Challenges"): ALTCHA challenges made and checked by
@@ -101,14 +65,16 @@ export class ChallengesService implements OnModuleInit, OnModuleDestroy {
    * number of instances the database lets exactly one insert.
    */
   async redeem(key: ApiKeyPrincipal, altcha: string, origin: string | undefined): Promise<IssuedNonceDto> {
-    const payload = parsePayload(altcha);
-    if (payload === undefined || extractParams(payload).key !== key.keyId || !(await this.verify(payload))) {
+    const solution = await verifiedSolution(altcha, { key: key.keyId }, this.secrets);
+    if (solution === undefined) {
       this.usage.event(key, 'challenge_failed');
       throw new AppError(CHALLENGE_FAILED);
     }
-    const challengeHash = createHash('sha256').update(payload.signature).digest('hex');
     const page = origin === undefined ? undefined : normalizeOrigin(origin);
-    const issued = await this.nonces.issue(key, { challengeHash, hostname: page === undefined ? null : new URL(page).hostname });
+    const issued = await this.nonces.issue(key, {
+      challengeHash: spentHash(solution),
+      hostname: page === undefined ? null : new URL(page).hostname,
+    });
     if (issued === undefined) {
       this.usage.event(key, 'challenge_failed');
       throw new AppError(CHALLENGE_FAILED, 'This solution was already exchanged for a nonce; solve a new challenge.');
@@ -138,13 +104,13 @@ export class ChallengesService implements OnModuleInit, OnModuleDestroy {
    * any instance, is refused (SpentChallenge's primary key). Anything else is 422 challenge_failed.
    */
   async spendSignupSolution(altcha: string): Promise<void> {
-    const payload = parsePayload(altcha);
-    if (payload === undefined || extractParams(payload).purpose !== 'signup' || !(await this.verify(payload))) {
+    const solution = await verifiedSolution(altcha, { purpose: 'signup' }, this.secrets);
+    if (solution === undefined) {
       throw new AppError(CHALLENGE_FAILED);
     }
     try {
       await this.prisma.spentChallenge.create({
-        data: { hash: createHash('sha256').update(payload.signature).digest('hex'), expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS) },
+        data: { hash: spentHash(solution), expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS) },
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new AppError(CHALLENGE_FAILED, 'This solution was already used; solve a new challenge.');
@@ -164,11 +130,5 @@ export class ChallengesService implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     clearInterval(this.janitor);
-  }
-
-  /** Signed by one of our secrets (the first signs; the others were, before a rotation), solved, unexpired. */
-  private async verify(payload: AltchaPayload): Promise<boolean> {
-    for (const secret of this.secrets) if (await verifySolution(payload, secret, true)) return true;
-    return false;
   }
 }

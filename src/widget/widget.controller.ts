@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Post, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProperty, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { ApiKeyAuth } from '../auth/auth.decorators';
 import type { ApiKeyRequest } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
@@ -7,14 +7,7 @@ import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { ChallengesService } from './challenges.service';
 import { ChallengeDto, RedeemSolutionDto } from './dto/challenge.dto';
-
-export class WidgetConfigDto {
-  @ApiProperty({ description: 'The account the key belongs to.', format: 'uuid' })
-  readonly accountId!: string;
-
-  @ApiProperty({ description: 'Lifetime of a nonce issued to the widget, in seconds (an account setting).', type: 'integer', example: 300 })
-  readonly nonceTtlSeconds!: number;
-}
+import { WidgetConfigDto } from './dto/widget-config.dto';
 
 @ApiTags('Widget')
 @Controller('widget')

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Response } from 'supertest';
 import { ApiKeyUsageTracker } from '../../src/api-keys/api-key-usage.tracker';
 import type { Role } from '../../src/auth/principal';
+import { listeningPort, rawGet } from '../utils/raw-http';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
 
 const KEY_FORMAT = /^gh_[0-9A-Za-z]{38}$/;
@@ -121,6 +122,25 @@ describe('API keys', () => {
         expect(res.headers['www-authenticate']).toBeUndefined();
       },
     );
+
+    it('refuses two X-Api-Key headers as an unknown key, even when both hold the same valid key', async () => {
+      const { key } = await account.createKey();
+      const port = await listeningPort(t);
+      for (const keys of [
+        [key, key],
+        [key, 'gh_notakey'],
+        ['gh_notakey', key],
+      ]) {
+        const res = await rawGet(port, '/api/v1/public/ping', { 'X-Api-Key': keys });
+        expect({ keys, status: res.status, error: (JSON.parse(res.body) as { error: string }).error }).toEqual({
+          keys,
+          status: 401,
+          error: 'invalid_api_key',
+        });
+        expect(res.headers['x-ratelimit-limit']).toBeDefined();
+      }
+      expect((await ping(key)).status).toBe(200);
+    });
 
     it('records lastUsedAt after the key is used', async () => {
       const { id, key } = await account.createKey();

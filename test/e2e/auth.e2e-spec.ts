@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { CLOCK_SKEW_SECONDS } from '../../src/auth/strategies/jwt.strategy';
 import { CacheInvalidation } from '../../src/cache/invalidation.service';
+import { listeningPort, rawGet } from '../utils/raw-http';
 import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 
 const ROUTE = '/api/v1/api-keys';
@@ -243,6 +244,61 @@ describe('bearer tokens', () => {
     await t.prisma.user.delete({ where: { id: leaver.id } });
     t.app.get(CacheInvalidation).invalidate('user', leaver.id);
     await expectInvalid(leaver.token);
+  });
+});
+
+// Its own app: refused tokens count against the client's allowance for credential-less calls.
+describe('the Authorization header', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  const claims = () => ({ sv: 0, jti: randomUUID() });
+  const options = () => ({ subject: account.owner.id, issuer: 'gatehouse', audience: 'gatehouse-dashboard', expiresIn: 300 });
+  const secret = () => t.config.jwt.secret!;
+
+  beforeAll(async () => {
+    t = await startApp();
+    account = await createAccount(t);
+  });
+  afterAll(() => t.close());
+
+  it('takes the Bearer scheme in any case, as RFC 7235 says, and more than one space after it', async () => {
+    const token = sign(claims(), secret(), options());
+    for (const value of [`bearer ${token}`, `BEARER ${token}`, `Bearer   ${token}`]) {
+      expect({ value, status: (await t.http.get(ROUTE).set('Authorization', value)).status }).toEqual({ value, status: 200 });
+    }
+  });
+
+  it('refuses anything around the one token: a second word, a second scheme, a tab', async () => {
+    const token = sign(claims(), secret(), options());
+    for (const value of [
+      `Bearer ${token} junk`,
+      `Bearer ${token} ${token}`,
+      `Bearer ${token}, Basic dXNlcjpwYXNz`,
+      `Bearer\t${token}`,
+      `Bearer ${token}x y`,
+    ]) {
+      const res = await t.http.get(ROUTE).set('Authorization', value);
+      expect({ value, status: res.status, error: res.body.error }).toEqual({ value, status: 401, error: 'invalid_token' });
+      expectRateLimitHeaders(res);
+    }
+  });
+
+  it('refuses two Authorization headers, whichever comes first', async () => {
+    const token = sign(claims(), secret(), options());
+    const port = await listeningPort(t);
+    for (const values of [
+      [`Bearer ${token}`, 'Bearer junk'],
+      ['Bearer junk', `Bearer ${token}`],
+      [`Bearer ${token}`, `Bearer ${token}`],
+    ]) {
+      const res = await rawGet(port, ROUTE, { Authorization: values });
+      expect({ values, status: res.status, error: (JSON.parse(res.body) as { error: string }).error }).toEqual({
+        values,
+        status: 401,
+        error: 'invalid_token',
+      });
+      expect(res.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    }
   });
 });
 

@@ -1,6 +1,6 @@
-import { request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import { listeningPort, rawExchange, rawGet } from '../utils/raw-http';
 import type { Response } from 'supertest';
+import { REQUEST_TIMEOUTS } from '../../src/app.setup';
 import { MAX_INPUT_DEPTH } from '../../src/common/validation';
 import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 import { DocumentedRoute, documentedRoutes } from './shared/routes';
@@ -293,31 +293,27 @@ describe('bad input', () => {
     });
   });
 
-  describe('oversized headers', () => {
-    let server: Server;
+  describe('what the HTTP layer refuses', () => {
     let port: number;
 
     beforeAll(async () => {
-      server = t.app.getHttpServer() as Server;
-      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      port = (server.address() as AddressInfo).port;
+      port = await listeningPort(t);
     });
 
-    function rawGet(headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-      return new Promise((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path: '/api/v1/public/ping', headers }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => (body += chunk));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-        });
-        req.on('error', reject);
-        req.end();
-      });
+    /** The head's header lines by lower-case name, and the body. */
+    function parse(raw: string): { head: string; headers: Record<string, string>; body: string } {
+      const [head = '', body = ''] = raw.split('\r\n\r\n');
+      const headers = Object.fromEntries(
+        head
+          .split('\r\n')
+          .slice(1)
+          .map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
+      return { head, headers, body };
     }
 
     it('answers a header over 16 KiB with 431 request_header_fields_too_large and the documented body', async () => {
-      const res = await rawGet({ 'X-Padding': 'p'.repeat(17 * 1024) });
+      const res = await rawGet(port, '/api/v1/public/ping', { 'X-Padding': 'p'.repeat(17 * 1024) });
       expect(res.status).toBe(431);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(JSON.parse(res.body)).toEqual({
@@ -329,25 +325,58 @@ describe('bad input', () => {
     });
 
     it('answers bytes that are not HTTP with 400 validation_failed and the documented body', async () => {
-      const raw = await new Promise<string>((resolve, reject) => {
-        const socket = connect(port, '127.0.0.1', () => socket.end('NOT HTTP AT ALL\r\n\r\n'));
-        let text = '';
-        socket.setEncoding('utf8');
-        socket.on('data', (chunk: string) => (text += chunk));
-        socket.on('end', () => resolve(text));
-        socket.on('error', reject);
-      });
-      const [head, body] = raw.split('\r\n\r\n');
+      const { head, headers, body } = parse(await rawExchange(port, 'NOT HTTP AT ALL\r\n\r\n'));
       expect(head).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
-      expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
-      const requestId = /\r\nX-Request-Id: ([^\r]+)/.exec(head)?.[1];
+      expect(headers['content-type']).toBe('application/json; charset=utf-8');
       expect(JSON.parse(body)).toEqual({
         statusCode: 400,
         error: 'validation_failed',
         message: expect.any(String),
-        requestId,
+        requestId: headers['x-request-id'],
         details: [],
       });
+    });
+
+    it('answers an HTTP/1.1 request without Host with 400 validation_failed in the envelope, with a request id and rate-limit headers', async () => {
+      const { head, headers, body } = parse(await rawExchange(port, 'GET /api/v1/public/ping HTTP/1.1\r\nConnection: close\r\n\r\n'));
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(headers['x-request-id']).toMatch(UUID);
+      expect(headers['x-ratelimit-limit']).toMatch(/^\d+$/);
+      expect(JSON.parse(body)).toEqual({
+        statusCode: 400,
+        error: 'validation_failed',
+        message: 'The request has no Host header.',
+        requestId: headers['x-request-id'],
+        details: [{ field: 'host', message: 'is required' }],
+      });
+    });
+
+    it('answers an Expect it does not know as if it were absent, not with a bare 417', async () => {
+      const res = await rawGet(port, '/api/v1/public/ping', { Expect: 'something-else' });
+      expect(res.status).toBe(401);
+      expect(JSON.parse(res.body)).toMatchObject({ error: 'missing_credentials', requestId: res.headers['x-request-id'] });
+    });
+
+    it(`answers headers that do not arrive within ${REQUEST_TIMEOUTS.headersMs / 1000} s with 408 request_timeout in the envelope`, async () => {
+      const started = Date.now();
+      const { head, headers, body } = parse(
+        await rawExchange(port, 'GET /api/v1/public/ping HTTP/1.1\r\nHost: localhost\r\n', { keepOpen: true }),
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(REQUEST_TIMEOUTS.headersMs - 100);
+      expect(head).toMatch(/^HTTP\/1\.1 408 /);
+      expect(JSON.parse(body)).toEqual({
+        statusCode: 408,
+        error: 'request_timeout',
+        message: expect.any(String),
+        requestId: headers['x-request-id'],
+      });
+    }, 30_000);
+
+    it('serves an HTTP/1.0 request without Host, which needs none', async () => {
+      const { head, body } = parse(await rawExchange(port, 'GET /api/v1/public/ping HTTP/1.0\r\n\r\n'));
+      expect(head).toMatch(/^HTTP\/1\.[01] 401 /);
+      expect(JSON.parse(body)).toMatchObject({ error: 'missing_credentials' });
     });
   });
 });

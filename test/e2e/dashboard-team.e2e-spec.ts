@@ -58,6 +58,13 @@ describeInBrowser('dashboard: team, in Chromium', () => {
     const link = (await invited.getByTestId('one-time-link').textContent())!;
     expect(link).toMatch(new RegExp(`^${d.base}/accept-invitation#token=ghi_[A-Za-z0-9_-]+$`));
     await invited.getByText('This link is shown once').waitFor();
+    // Until when: the expiry the server holds, in the browser's locale and time zone.
+    const { expiresAt } = await d.t.prisma.invitation.findFirstOrThrow({ where: { email } });
+    const until = await page.evaluate(
+      (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }),
+      expiresAt.toISOString(),
+    );
+    await invited.getByText(`it works once, until ${until}.`).waitFor();
     await invited.getByRole('button', { name: 'Copy link' }).click();
     await invited.getByText('Copied.').waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);

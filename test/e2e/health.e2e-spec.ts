@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { AddressInfo, connect } from 'node:net';
 import { eventually } from '../utils/eventually';
 import { startApp } from '../utils/test-app';
 
@@ -20,6 +22,46 @@ describe('/health', () => {
     });
     expect((await t.http.get('/health/live')).status).toBe(200); // alive while it drains
     await closing;
+  }, 60_000);
+
+  it('refuses a request that arrives while the server closes in the documented body, with X-Request-Id, Retry-After and limits', async () => {
+    const t = await startApp();
+    await t.app.listen(0, '127.0.0.1');
+    const server = t.app.getHttpServer();
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await once(socket, 'connect');
+    // A connection whose request has begun is not idle: closing the server leaves it open.
+    socket.write('GET /api/v1/auth/me HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: late-request\r\n');
+    let raw = '';
+    socket.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    const ended = once(socket, 'end');
+
+    const closing = t.close();
+    await eventually(() => !server.listening);
+    socket.write('\r\n');
+    await ended;
+    await closing;
+
+    const [head, body] = raw.split('\r\n\r\n');
+    const [status, ...lines] = head.split('\r\n');
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+    expect(status).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(JSON.parse(body)).toEqual({
+      statusCode: 503,
+      error: 'service_unavailable',
+      message: 'This instance is shutting down; retry the request.',
+      requestId: 'late-request',
+    });
+    expect(headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': 'late-request',
+      'retry-after': '1',
+      connection: 'close',
+      // Refused before its credentials are read: counted, like an unknown route, per client IP.
+      'x-ratelimit-limit': '30',
+      'x-ratelimit-remaining': '29',
+      'x-ratelimit-reset': expect.any(String),
+    });
   }, 60_000);
 });
 

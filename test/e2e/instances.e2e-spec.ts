@@ -5,7 +5,7 @@ import { createAccount, onRealServices, startApp, TestAccount, TestApp } from '.
 import { issueNonce, solvedAltcha } from '../utils/widget';
 
 // Two instances need one database: only on PostgreSQL + Redis. The other instance learns of a
-// change through Redis, hence `eventually`.
+// change through PostgreSQL and Redis, hence `eventually`.
 (onRealServices ? describe : describe.skip)('two instances on one PostgreSQL and one Redis', () => {
   let a: TestApp;
   let b: TestApp;

@@ -68,3 +68,48 @@ describe('when Redis fails', () => {
     await countsInRedisAgain(1);
   });
 });
+
+describe('when Redis is down as an instance starts', () => {
+  let redis: PrivateRedis;
+  let t: TestApp;
+  let key: string;
+  let counterKey: string;
+  const prefix = `faults-${randomUUID()}:`;
+
+  beforeAll(async () => {
+    redis = await PrivateRedis.reserve(); // nothing listens on its port yet
+    t = await startApp({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix });
+    const created = await (await createAccount(t)).createKey();
+    key = created.key;
+    counterKey = `${prefix}rl:key:${created.id}|GET /api/v1/public/ping`;
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await redis.kill();
+  });
+
+  const ping = () => t.http.get('/api/v1/public/ping').set('X-Api-Key', key);
+
+  it('starts and serves with per-instance limits, and says so on /health/ready', async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await ping();
+      expect(res.status).toBe(200);
+      expectRateLimitHeaders(res);
+      expect(Number(res.headers['x-ratelimit-remaining'])).toBe(Number(res.headers['x-ratelimit-limit']) - 1 - i);
+    }
+    const ready = await t.http.get('/health/ready').expect(200);
+    expect(ready.body.rateLimits).toBe('redis-unreachable');
+  });
+
+  it('counts in Redis once Redis comes up, without a restart', async () => {
+    await redis.start();
+    await eventually(
+      async () => {
+        expect((await ping()).status).toBe(200);
+        expect(Number(await redis.get(counterKey))).toBeGreaterThanOrEqual(1);
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect((await t.http.get('/health/ready').expect(200)).body.rateLimits).toBe('redis');
+  });
+});

@@ -450,7 +450,7 @@ describe('team: invitations, roles, removal; password and me', () => {
     });
   });
 
-  it('GET /api/v1/auth/me → {id, email, role, account: {id, name}, plan: {id, name, apiRequestsPerMinute, managementRequestsPerMinute}}', async () => {
+  it('GET /api/v1/auth/me → {id, email, role, account: {id, name}, plan, limits}', async () => {
     const account = await createAccount(t);
     const analyst = await account.addUser('ANALYST');
     const res = await me(analyst.token);
@@ -469,6 +469,27 @@ describe('team: invitations, roles, removal; password and me', () => {
         managementRequestsPerMinute: 120,
         challengeMaxNumber: 100_000,
       },
+      limits: { challengeMaxNumber: { min: 1000, max: 10_000_000 }, nonceTtlSeconds: { min: 30, max: 3600 } },
     });
+  });
+
+  it('GET /api/v1/auth/me gives the bounds the settings routes enforce: each bound accepted, one beyond refused and nothing changed', async () => {
+    const account = await createAccount(t);
+    const auth = bearer(account.owner.token);
+    const { limits } = (await me(account.owner.token).expect(200)).body;
+    const key = await account.createKey({ scopes: ['widget'] });
+    const setDifficulty = (challengeMaxNumber: number) => t.http.patch(`/api/v1/api-keys/${key.id}`).set(auth).send({ challengeMaxNumber });
+    const setTtl = (nonceTtlSeconds: number) => t.http.patch('/api/v1/account').set(auth).send({ nonceTtlSeconds });
+    for (const { set, bounds } of [
+      { set: setDifficulty, bounds: limits.challengeMaxNumber },
+      { set: setTtl, bounds: limits.nonceTtlSeconds },
+    ]) {
+      await set(bounds.min).expect(200);
+      expectError(await set(bounds.min - 1), 400, 'validation_failed');
+      await set(bounds.max).expect(200);
+      expectError(await set(bounds.max + 1), 400, 'validation_failed');
+    }
+    expect((await t.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).challengeMaxNumber).toBe(limits.challengeMaxNumber.max);
+    expect((await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).nonceTtlSeconds).toBe(limits.nonceTtlSeconds.max);
   });
 });

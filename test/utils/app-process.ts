@@ -40,20 +40,23 @@ export class AppProcess {
     child.stderr?.on('data', keep);
   }
 
-  /** Started, not yet ready: for a test that stops it while it starts. */
-  static async spawn(env: NodeJS.ProcessEnv): Promise<AppProcess> {
+  /**
+   * Started, not yet ready: for a test that stops it while it starts. `cwd`: the directory the app
+   * runs in (relative paths such as the default DATA_DIR resolve there).
+   */
+  static async spawn(env: NodeJS.ProcessEnv, { cwd = ROOT }: { cwd?: string } = {}): Promise<AppProcess> {
     buildOnce();
     const port = await freePort();
-    const child = spawn(process.execPath, ['dist/main.js'], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [resolve(ROOT, 'dist/main.js')], {
+      cwd,
       env: { ...process.env, LOG_REQUESTS: 'all', ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return new AppProcess(port, child);
   }
 
-  static async start(env: NodeJS.ProcessEnv): Promise<AppProcess> {
-    const app = await AppProcess.spawn(env);
+  static async start(env: NodeJS.ProcessEnv, options: { cwd?: string } = {}): Promise<AppProcess> {
+    const app = await AppProcess.spawn(env, options);
     const { child } = app;
     const ready = async () =>
       child.exitCode !== null ||

@@ -24,6 +24,11 @@ export class PrivateRedis {
     return redis;
   }
 
+  /** A spare port with no redis-server on it yet: `start()` brings one up there. */
+  static async reserve(): Promise<PrivateRedis> {
+    return new PrivateRedis(await freePort());
+  }
+
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
@@ -57,7 +62,7 @@ export class PrivateRedis {
 
   async kill(): Promise<void> {
     const p = this.process;
-    if (p === undefined || p.exitCode !== null) return;
+    if (p === undefined || p.exitCode !== null || p.signalCode !== null) return; // not started, or already gone
     p.kill('SIGCONT');
     p.kill('SIGKILL');
     await once(p, 'exit');

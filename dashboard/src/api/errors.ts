@@ -2,7 +2,7 @@ import type { components } from './schema';
 
 export type ErrorBody = components['schemas']['ErrorResponseDto'];
 
-/** An answer that is not a success, as the API's error envelope (PRODUCT.md §4) describes it. */
+/** An answer that is not a success, in the API's error body (docs/API.md, "Errors"). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -610,7 +610,7 @@ export interface components {
              * @example invalid_api_key
              * @enum {string}
              */
-            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "not_found" | "conflict" | "payload_too_large" | "unsupported_media_type" | "challenge_failed" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "not_found" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "challenge_failed" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
             /**
              * @description Explanation for a person; may change between versions.
              * @example The API key is unknown, revoked or expired.
@@ -663,6 +663,24 @@ export interface components {
              */
             challengeMaxNumber: number;
         };
+        BoundsDto: {
+            /**
+             * Format: int32
+             * @description The smallest value accepted.
+             */
+            min: number;
+            /**
+             * Format: int32
+             * @description The largest value accepted.
+             */
+            max: number;
+        };
+        SettingLimitsDto: {
+            /** @description Bounds of an API key’s `challengeMaxNumber`. */
+            challengeMaxNumber: components["schemas"]["BoundsDto"];
+            /** @description Bounds of the account’s `nonceTtlSeconds`. */
+            nonceTtlSeconds: components["schemas"]["BoundsDto"];
+        };
         MeDto: {
             /**
              * Format: uuid
@@ -680,6 +698,8 @@ export interface components {
             account: components["schemas"]["MeAccountDto"];
             /** @description The account’s plan and limits. */
             plan: components["schemas"]["PlanDto"];
+            /** @description The bounds of the settings a dashboard offers (the API refuses values outside them). */
+            limits: components["schemas"]["SettingLimitsDto"];
         };
         PasswordResetRequestDto: {
             /**
@@ -1593,7 +1613,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1765,7 +1785,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1936,7 +1956,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2134,7 +2154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2333,7 +2353,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2555,7 +2575,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2727,7 +2747,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2910,7 +2930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3082,7 +3102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3303,7 +3323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3525,7 +3545,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3747,7 +3767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3895,7 +3915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4116,7 +4136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4338,7 +4358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4510,7 +4530,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4682,7 +4702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4904,7 +4924,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5101,7 +5121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5321,7 +5341,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5592,7 +5612,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5806,7 +5826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6028,7 +6048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6200,7 +6220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6422,7 +6442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6620,7 +6640,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6818,7 +6838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7066,7 +7086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7314,7 +7334,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7486,7 +7506,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7658,7 +7678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7903,7 +7923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8126,7 +8146,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8336,7 +8356,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8540,7 +8560,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8712,7 +8732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8884,7 +8904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9106,7 +9126,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9303,7 +9323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable; see Retry-After */
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -1,37 +1,19 @@
 import { useEffect } from 'react';
-import { Navigate, NavLink, Outlet, useLocation } from 'react-router';
-import { useMutation } from '@tanstack/react-query';
-import { api } from '../api/api';
-import { session, useSession } from '../api/session';
-import { useMe } from '../me';
-import { can } from '../roles';
-import { ErrorNote } from './Form';
+import { NavLink, Outlet, useLocation, useOutletContext } from 'react-router';
+import { useMe, useSignOut } from '../api/auth';
+import { can, Me } from '../roles';
+import { ErrorNote } from './ErrorNote';
 
-/** Where the sign-in page returns to: the page (path, query, hash) the person was on. */
-export interface ReturnState {
-  readonly from?: string;
-}
-
-/** Pages behind sign-in: without a session, the sign-in page, which returns here afterwards. */
-export function RequireSession() {
-  const current = useSession();
-  const location = useLocation();
-  if (current === null) {
-    const from = location.pathname + location.search;
-    return <Navigate to="/sign-in" replace state={{ from } satisfies ReturnState} />;
-  }
-  return <Outlet />;
+/** The signed-in person (Layout's outlet context): pages behind sign-in read it without a fetch. */
+export function useMeContext(): Me {
+  return useOutletContext<Me>();
 }
 
 /** The signed-in frame: navigation for what the role may see, the account, and sign-out. */
 export function Layout() {
   const me = useMe();
   const location = useLocation();
-  const signOut = useMutation({
-    mutationFn: () => api.POST('/api/v1/auth/logout'),
-    // Whatever the server answered, this tab forgets the token.
-    onSettled: () => session.end('signed_out'),
-  });
+  const signOut = useSignOut();
   useEffect(() => {
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [location.pathname]);

@@ -1,25 +1,15 @@
-import { Field } from './Form';
+import { INPUT_LIMITS } from '../api/input-limits';
+import { Field } from './Field';
 
-/** The server's password policy (docs/API.md: 12 to 256 characters, not the email address). */
-export const PASSWORD_MIN = 12;
-export const PASSWORD_MAX = 256;
-export const PASSWORD_HINT = `${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not your email address. A long phrase is easiest to remember.`;
+const { min, max } = INPUT_LIMITS.password;
+/** The server's password policy (docs/API.md), in a line. */
+export const PASSWORD_HINT = `${min} to ${max} characters, not your email address. A long phrase is easiest to remember.`;
 
 /** A labelled new-password field within the server's policy (password managers offer to generate one). */
 export function NewPasswordField({ name, label, hint }: { name: string; label: string; hint?: string }) {
   return (
     <Field label={label} hint={hint}>
-      {(props) => (
-        <input
-          {...props}
-          name={name}
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={PASSWORD_MIN}
-          maxLength={PASSWORD_MAX}
-        />
-      )}
+      {(props) => <input {...props} name={name} type="password" autoComplete="new-password" required minLength={min} maxLength={max} />}
     </Field>
   );
 }

@@ -1,38 +1,25 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
-import type { components } from '../api/schema';
-import { session } from '../api/session';
-import { ConfirmDialog, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
-import { can } from '../roles';
-
-type Account = components['schemas']['AccountDto'];
-type Plan = components['schemas']['PlanDto'];
-type PlanId = components['schemas']['ChangePlanDto']['plan'];
-
-const NONCE_TTL_MIN = 30;
-const NONCE_TTL_MAX = 3600;
-
-function useAccountChanged() {
-  const queryClient = useQueryClient();
-  return (account: Account) => {
-    queryClient.setQueryData(['account'], account);
-    // The frame's header and every page's plan limits come from GET /auth/me.
-    return queryClient.invalidateQueries({ queryKey: ['me'] });
-  };
-}
+import { Account, Plan, useAccount, useChangePlan, useDeleteAccount, usePlans, useUpdateAccount } from '../api/account';
+import { INPUT_LIMITS } from '../api/input-limits';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { Dialog } from '../components/Dialog';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { useMeContext } from '../components/Layout';
+import { PageTitle } from '../components/PageTitle';
+import { formatDate } from '../format';
+import { can, Me } from '../roles';
 
 export function AccountPage() {
   const me = useMeContext();
-  const account = useQuery({ queryKey: ['account'], queryFn: async () => unwrap(await api.GET('/api/v1/account')) });
-  const plans = useQuery({ queryKey: ['plans'], queryFn: async () => unwrap(await api.GET('/api/v1/plans')).data, staleTime: 300_000 });
+  const account = useAccount();
+  const plans = usePlans();
   return (
     <>
       <PageTitle>Account and plan</PageTitle>
       <ErrorNote error={account.error} />
       {account.isPending && <p role="status">Loading the account…</p>}
-      {account.data && <AccountSettings account={account.data} editable={can.editAccount(me.role)} />}
+      {account.data && <AccountSettings account={account.data} editable={can.editAccount(me.role)} limits={me.limits} />}
       <section className="panel" aria-labelledby="plan-title">
         <h2 id="plan-title">Plan</h2>
         <p>
@@ -48,26 +35,21 @@ export function AccountPage() {
   );
 }
 
-function AccountSettings({ account, editable }: { account: Account; editable: boolean }) {
-  const changed = useAccountChanged();
+/** `limits`: the bounds the server gives for the nonce lifetime. */
+function AccountSettings({ account, editable, limits }: { account: Account; editable: boolean; limits: Me['limits'] }) {
   const [saved, setSaved] = useState(false);
-  const save = useMutation({
-    mutationFn: async (body: { name?: string; nonceTtlSeconds?: number }) => unwrap(await api.PATCH('/api/v1/account', { body })),
-    onSuccess: (updated) => {
-      setSaved(true);
-      void changed(updated);
-    },
-  });
+  const save = useUpdateAccount({ onSuccess: () => setSaved(true) });
+  const ttl = limits.nonceTtlSeconds;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const name = String(form.get('name')).trim();
-    const ttl = Number(form.get('nonceTtlSeconds'));
+    const nonceTtlSeconds = Number(form.get('nonceTtlSeconds'));
     setSaved(false);
     save.mutate({
       ...(name !== account.name ? { name } : {}),
-      ...(ttl !== account.nonceTtlSeconds ? { nonceTtlSeconds: ttl } : {}),
+      ...(nonceTtlSeconds !== account.nonceTtlSeconds ? { nonceTtlSeconds } : {}),
     });
   }
 
@@ -93,11 +75,11 @@ function AccountSettings({ account, editable }: { account: Account; editable: bo
       <p className="hint">Created {formatDate(account.createdAt)}.</p>
       <form className="settings" onSubmit={submit} aria-busy={save.isPending}>
         <Field label="Account name">
-          {(props) => <input {...props} name="name" required maxLength={100} defaultValue={account.name} />}
+          {(props) => <input {...props} name="name" required maxLength={INPUT_LIMITS.name.max} defaultValue={account.name} />}
         </Field>
         <Field
           label="Nonce lifetime (seconds)"
-          hint={`How long a nonce from your widget stays valid for your server to verify, ${NONCE_TTL_MIN}–${NONCE_TTL_MAX}. Applies to nonces issued from now on.`}
+          hint={`How long a nonce from your widget stays valid for your server to verify, ${ttl.min}–${ttl.max}. Applies to nonces issued from now on.`}
         >
           {(props) => (
             <input
@@ -106,8 +88,8 @@ function AccountSettings({ account, editable }: { account: Account; editable: bo
               type="number"
               inputMode="numeric"
               required
-              min={NONCE_TTL_MIN}
-              max={NONCE_TTL_MAX}
+              min={ttl.min}
+              max={ttl.max}
               step={1}
               defaultValue={account.nonceTtlSeconds}
             />
@@ -164,14 +146,7 @@ function Plans({ plans, current, mayChange }: { plans: Plan[]; current: string; 
 }
 
 function ChangePlanDialog({ plan, from, onClose }: { plan: Plan; from: Plan | undefined; onClose: () => void }) {
-  const changed = useAccountChanged();
-  const change = useMutation({
-    mutationFn: async () => unwrap(await api.PUT('/api/v1/account/plan', { body: { plan: plan.id as PlanId } })),
-    onSuccess: (updated) => {
-      void changed(updated);
-      onClose();
-    },
-  });
+  const change = useChangePlan(plan.id, { onSuccess: onClose });
   const lower = from !== undefined && plan.apiRequestsPerMinute < from.apiRequestsPerMinute;
   return (
     <ConfirmDialog title={`Switch to ${plan.name}?`} action="Change plan" mutation={change} onClose={onClose}>
@@ -208,11 +183,7 @@ function DangerZone({ account, mayDelete }: { account: Account; mayDelete: boole
 
 function DeleteAccountDialog({ account, onClose }: { account: Account; onClose: () => void }) {
   const [typed, setTyped] = useState('');
-  const remove = useMutation({
-    mutationFn: async () => unwrap(await api.DELETE('/api/v1/account', { body: { confirm: typed } })),
-    // The token died with the account: this tab signs out, and the sign-in page says so.
-    onSuccess: () => session.end('signed_out'),
-  });
+  const remove = useDeleteAccount(typed);
   return (
     <Dialog title={`Delete ${account.name}?`} onClose={onClose}>
       <p className="warning">

@@ -1,16 +1,21 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { ReactNode, useMemo, useState } from 'react';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
-import type { components } from '../api/schema';
+import {
+  Caller,
+  Grain,
+  StatusClass,
+  UsagePeriod,
+  UsageRow,
+  useStatusClassUsage,
+  useUsage,
+  useWidgetStats,
+  WidgetRow,
+} from '../api/analytics';
+import { useKeys } from '../api/keys';
 import { ChartSeries, TimeChart } from '../components/Chart';
-import { ErrorNote, PageTitle, useMeContext } from '../components/Form';
+import { ErrorNote } from '../components/ErrorNote';
+import { useMeContext } from '../components/Layout';
+import { PageTitle } from '../components/PageTitle';
 import { can } from '../roles';
-
-type Grain = 'minute' | 'hour' | 'day';
-type StatusClass = '2xx' | '3xx' | '4xx' | '5xx';
-type UsageRow = components['schemas']['UsageRowDto'];
-type WidgetRow = components['schemas']['WidgetStatsRowDto'];
 
 const RANGES = {
   hour: { label: 'Last hour', grain: 'minute', step: 60_000, buckets: 60 },
@@ -35,11 +40,8 @@ const WIDGET_FIGURES: { field: Exclude<keyof WidgetRow, 'key'>; label: string }[
 const TOP = 10;
 
 /** The period shown: whole buckets, the last one the current minute, hour or (UTC) day. */
-interface Period {
+interface Period extends UsagePeriod {
   readonly range: RangeId;
-  readonly grain: Grain;
-  readonly from: string;
-  readonly to: string;
   /** Bucket starts, epoch milliseconds. */
   readonly times: number[];
 }
@@ -67,25 +69,6 @@ function timeLabel(grain: Grain): (ms: number) => string {
       ? new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' })
       : new Intl.DateTimeFormat(undefined, grain === 'hour' ? { dateStyle: 'short', timeStyle: 'short' } : { timeStyle: 'short' });
   return (ms) => format.format(ms);
-}
-
-/** Whose requests a chart counts: the API keys' (the account's pages and servers), or everyone's, this dashboard's calls included. */
-type Caller = 'apiKey' | 'all';
-
-async function usage(
-  period: Period,
-  groupBy: 'endpoint' | 'apiKey' | Grain,
-  caller: Caller,
-  statusClass?: StatusClass,
-): Promise<UsageRow[]> {
-  const query = {
-    groupBy,
-    from: period.from,
-    to: period.to,
-    ...(statusClass ? { statusClass } : {}),
-    ...(caller === 'apiKey' ? { caller } : {}),
-  };
-  return unwrap(await api.GET('/api/v1/analytics/usage', { params: { query } })).data;
 }
 
 export function AnalyticsPage() {
@@ -132,17 +115,14 @@ export function AnalyticsPage() {
 
 function Requests({ period, caller }: { period: Period; caller: Caller }) {
   // The last period's chart stays until the next one's numbers are in (no flicker, "Show as table" stays open).
-  const byClass = useQuery({
-    queryKey: ['usage', 'status-classes', caller, period.from, period.to],
-    queryFn: async () => ({ period, classes: await Promise.all(STATUS_CLASSES.map(({ id }) => usage(period, period.grain, caller, id))) }),
-    placeholderData: keepPreviousData,
-  });
+  const byClass = useStatusClassUsage(period, caller);
   const shown = byClass.data?.period;
   const series = useMemo<ChartSeries[] | undefined>(
     () =>
-      byClass.data?.classes.map((rows, i) => ({
-        label: STATUS_CLASSES[i].label,
-        values: onBuckets(byClass.data.period, rows, (r) => r.count),
+      byClass.data &&
+      STATUS_CLASSES.map(({ id, label }, i) => ({
+        label,
+        values: onBuckets(byClass.data.period, byClass.data.byClass[id], (r) => r.count),
         tone: i,
       })),
     [byClass.data],
@@ -181,18 +161,11 @@ function Requests({ period, caller }: { period: Period; caller: Caller }) {
 }
 
 function Breakdowns({ period, caller, canListKeys }: { period: Period; caller: Caller; canListKeys: boolean }) {
-  const endpoints = useQuery({
-    queryKey: ['usage', 'endpoint', caller, period.from, period.to],
-    queryFn: () => usage(period, 'endpoint', caller),
-  });
+  const endpoints = useUsage(period, 'endpoint', caller);
   // Grouped by key, only API-key traffic counts anyway.
-  const byKey = useQuery({ queryKey: ['usage', 'apiKey', period.from, period.to], queryFn: () => usage(period, 'apiKey', 'apiKey') });
+  const byKey = useUsage(period, 'apiKey', 'apiKey');
   // An analyst may not list keys (403): then the table shows each key's id, and says why.
-  const keys = useQuery({
-    queryKey: ['api-keys'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/api-keys')).data,
-    enabled: canListKeys,
-  });
+  const keys = useKeys({ enabled: canListKeys });
   const names = new Map(keys.data?.map((k) => [k.id, k]));
   return (
     <>
@@ -304,14 +277,8 @@ function formatShare(count: number, total: number): string {
 }
 
 function Widget({ period }: { period: Period }) {
-  const widget = useQuery({
-    queryKey: ['widget-stats', period.from, period.to],
-    queryFn: async () => {
-      const query = { groupBy: period.grain, from: period.from, to: period.to };
-      return { period, rows: unwrap(await api.GET('/api/v1/analytics/widget', { params: { query } })).data };
-    },
-    placeholderData: keepPreviousData,
-  });
+  // As above, the last period's figures stay until the next one's are in.
+  const widget = useWidgetStats(period);
   const shown = widget.data?.period;
   const series = useMemo<ChartSeries[] | undefined>(
     () =>

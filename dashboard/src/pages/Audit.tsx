@@ -1,13 +1,11 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
-import type { components } from '../api/schema';
-import { ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { AuditAction as Action, AuditEvent, useAuditLog } from '../api/audit';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { useMeContext } from '../components/Layout';
+import { PageTitle } from '../components/PageTitle';
+import { formatDate } from '../format';
 import { can } from '../roles';
-
-type AuditEvent = components['schemas']['AuditEventDto'];
-type Action = AuditEvent['action'];
 
 /** Every action the log records (the Record makes a new one a compile error until it is named here). */
 const ACTIONS: Record<Action, string> = {
@@ -30,7 +28,6 @@ const ACTIONS: Record<Action, string> = {
   'account.updated': 'Account edited',
   'account.plan_changed': 'Plan changed',
 };
-const PAGE_SIZE = 50;
 
 interface Filters {
   action: Action | '';
@@ -42,7 +39,9 @@ interface Filters {
 /** Local midnight of a yyyy-mm-dd day, `days` later. */
 function dayStart(day: string, days = 0): string {
   const [y, m, d] = day.split('-').map(Number);
-  return new Date(y, m - 1, d + days).toISOString();
+  const start = new Date(y, m - 1, d + days);
+  // A day beyond what Date holds goes as typed: the API refuses it, and says why.
+  return Number.isNaN(start.getTime()) ? day : start.toISOString();
 }
 
 export function AuditPage() {
@@ -61,23 +60,15 @@ export function AuditPage() {
 function AuditLog() {
   const [filters, setFilters] = useState<Filters>({ action: '', from: '', to: '' });
   const badRange = filters.from !== '' && filters.to !== '' && filters.from > filters.to;
-  const events = useInfiniteQuery({
-    queryKey: ['audit-log', filters],
-    enabled: !badRange,
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => {
-      const query = {
-        limit: PAGE_SIZE,
-        ...(filters.action ? { action: filters.action } : {}),
-        ...(filters.from ? { from: dayStart(filters.from) } : {}),
-        // The "to" day is included: events before the next day's start.
-        ...(filters.to ? { to: dayStart(filters.to, 1) } : {}),
-        ...(pageParam ? { cursor: pageParam } : {}),
-      };
-      return unwrap(await api.GET('/api/v1/audit-log', { params: { query } }));
+  const events = useAuditLog(
+    {
+      ...(filters.action ? { action: filters.action } : {}),
+      ...(filters.from ? { from: dayStart(filters.from) } : {}),
+      // The "to" day is included: events before the next day's start.
+      ...(filters.to ? { to: dayStart(filters.to, 1) } : {}),
     },
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-  });
+    { enabled: !badRange },
+  );
   const rows = events.data?.pages.flatMap((p) => p.data) ?? [];
   const filtered = filters.action !== '' || filters.from !== '' || filters.to !== '';
   return (

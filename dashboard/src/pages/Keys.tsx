@@ -1,22 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
-import type { components } from '../api/schema';
-import { ConfirmDialog, CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
-import { can } from '../roles';
-
-type ApiKey = components['schemas']['ApiKeyDto'];
-type Scope = ApiKey['scopes'][number];
-type WithSecret = components['schemas']['ApiKeyWithSecretDto'];
-interface KeyFields {
-  name: string;
-  scopes: Scope[];
-  allowedOrigins: string[];
-  /** null: back to the plan's difficulty. */
-  challengeMaxNumber?: number | null;
-  expiresAt?: string;
-}
+import { INPUT_LIMITS } from '../api/input-limits';
+import { ApiKey, ApiKeyWithSecret, KeyFields, Scope, useKeys, useRevokeKey, useRotateKey, useSaveKey } from '../api/keys';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { CopyButton } from '../components/CopyButton';
+import { Dialog } from '../components/Dialog';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { useMeContext } from '../components/Layout';
+import { PageTitle } from '../components/PageTitle';
+import { formatDate } from '../format';
+import { can, Me } from '../roles';
 
 const SCOPES: { scope: Scope; label: string }[] = [
   { scope: 'widget', label: 'widget: challenges and nonces from your pages (a public key)' },
@@ -29,8 +22,6 @@ const GRACE_PERIODS = [
   { seconds: 21600, label: '6 hours' },
   { seconds: 86400, label: '24 hours (the most)' },
 ];
-const MIN_DIFFICULTY = 1000;
-const MAX_DIFFICULTY = 10_000_000;
 
 type Open =
   | { kind: 'create' }
@@ -44,7 +35,7 @@ export function KeysPage() {
   const me = useMeContext();
   const [open, setOpen] = useState<Open>(null);
   const [showRevoked, setShowRevoked] = useState(false);
-  const keys = useQuery({ queryKey: ['api-keys'], queryFn: async () => unwrap(await api.GET('/api/v1/api-keys')).data });
+  const keys = useKeys();
   const close = () => setOpen(null);
   if (!can.manageKeys(me.role)) {
     return (
@@ -137,14 +128,14 @@ export function KeysPage() {
       )}
       {open?.kind === 'create' && (
         <KeyForm
-          planDifficulty={me.plan.challengeMaxNumber}
+          me={me}
           onClose={close}
           onCreated={(created) =>
             setOpen({ kind: 'secret', name: created.name, secret: created.key, scopes: created.scopes, rotated: false })
           }
         />
       )}
-      {open?.kind === 'edit' && <KeyForm planDifficulty={me.plan.challengeMaxNumber} existing={open.key} onClose={close} />}
+      {open?.kind === 'edit' && <KeyForm me={me} existing={open.key} onClose={close} />}
       {open?.kind === 'rotate' && (
         <RotateDialog
           apiKey={open.key}
@@ -181,11 +172,6 @@ export function KeysPage() {
   );
 }
 
-function useKeysChanged() {
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: ['api-keys'] });
-}
-
 /** Origins, one per line (or comma-separated), as the API takes them. */
 function parseOrigins(text: string): string[] {
   return text
@@ -194,29 +180,25 @@ function parseOrigins(text: string): string[] {
     .filter(Boolean);
 }
 
+/** Difficulty: blank is the plan's (`me.plan`), a number within the bounds the server gives (`me.limits`). */
 function KeyForm({
   existing,
-  planDifficulty,
+  me,
   onClose,
   onCreated,
 }: {
   existing?: ApiKey;
-  planDifficulty: number;
+  me: Me;
   onClose: () => void;
-  onCreated?: (key: WithSecret) => void;
+  onCreated?: (key: ApiKeyWithSecret) => void;
 }) {
-  const changed = useKeysChanged();
-  const save = useMutation({
-    mutationFn: async (fields: KeyFields): Promise<ApiKey | WithSecret> =>
-      existing
-        ? unwrap(await api.PATCH('/api/v1/api-keys/{id}', { params: { path: { id: existing.id } }, body: fields }))
-        : unwrap(await api.POST('/api/v1/api-keys', { body: fields })),
+  const save = useSaveKey(existing?.id, {
     onSuccess: (key) => {
-      void changed();
-      if ('key' in key && onCreated) onCreated(key as WithSecret);
+      if ('key' in key && onCreated) onCreated(key);
       else onClose();
     },
   });
+  const difficulty = me.limits.challengeMaxNumber;
   const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['widget']);
 
   function submit(event: FormEvent<HTMLFormElement>) {
@@ -240,7 +222,7 @@ function KeyForm({
     <Dialog title={existing ? `Edit ${existing.name}` : 'Create an API key'} onClose={onClose}>
       <form onSubmit={submit} aria-busy={save.isPending}>
         <Field label="Name" hint="For people: where the key is used.">
-          {(props) => <input {...props} name="name" required maxLength={100} defaultValue={existing?.name} />}
+          {(props) => <input {...props} name="name" required maxLength={INPUT_LIMITS.name.max} defaultValue={existing?.name} />}
         </Field>
         <fieldset>
           <legend>Scopes</legend>
@@ -265,7 +247,7 @@ function KeyForm({
         )}
         <Field
           label="Challenge difficulty (optional)"
-          hint={`The widget's maxnumber, ${MIN_DIFFICULTY.toLocaleString()}–${MAX_DIFFICULTY.toLocaleString()}: higher costs bots (and visitors) more. Empty: your plan's ${planDifficulty.toLocaleString()}.`}
+          hint={`The widget's maxnumber, ${difficulty.min.toLocaleString()}–${difficulty.max.toLocaleString()}: higher costs bots (and visitors) more. Empty: your plan's ${me.plan.challengeMaxNumber.toLocaleString()}.`}
         >
           {(props) => (
             <input
@@ -273,8 +255,8 @@ function KeyForm({
               name="challengeMaxNumber"
               type="number"
               inputMode="numeric"
-              min={MIN_DIFFICULTY}
-              max={MAX_DIFFICULTY}
+              min={difficulty.min}
+              max={difficulty.max}
               step={1}
               defaultValue={existing?.challengeMaxNumber ?? ''}
             />
@@ -294,17 +276,9 @@ function KeyForm({
   );
 }
 
-function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose: () => void; onRotated: (key: WithSecret) => void }) {
-  const changed = useKeysChanged();
+function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose: () => void; onRotated: (key: ApiKeyWithSecret) => void }) {
   const [grace, setGrace] = useState(0);
-  const rotate = useMutation({
-    mutationFn: async () =>
-      unwrap(await api.POST('/api/v1/api-keys/{id}/rotate', { params: { path: { id: apiKey.id } }, body: { gracePeriodSeconds: grace } })),
-    onSuccess: (key) => {
-      void changed();
-      onRotated(key);
-    },
-  });
+  const rotate = useRotateKey(apiKey.id, grace, { onSuccess: onRotated });
   return (
     <ConfirmDialog title={`Rotate ${apiKey.name}`} action="Rotate" mutation={rotate} onClose={onClose}>
       <p>A new secret replaces the current one. Deploy it, then let the old one go.</p>
@@ -324,14 +298,7 @@ function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose:
 }
 
 function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
-  const changed = useKeysChanged();
-  const revoke = useMutation({
-    mutationFn: async () => unwrap(await api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: apiKey.id } } })),
-    onSuccess: () => {
-      void changed();
-      onClose();
-    },
-  });
+  const revoke = useRevokeKey(apiKey.id, { onSuccess: onClose });
   return (
     <ConfirmDialog title={`Revoke ${apiKey.name}?`} action="Revoke key" danger mutation={revoke} onClose={onClose}>
       <p className="warning">

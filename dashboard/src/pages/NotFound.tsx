@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { NarrowPage } from '../components/Form';
+import { NarrowPage } from '../components/NarrowPage';
 
 export function NotFoundPage() {
   return (

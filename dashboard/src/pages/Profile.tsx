@@ -1,9 +1,9 @@
-import { useMutation } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
-import { session } from '../api/session';
-import { ErrorNote, Field, PageTitle, useMeContext } from '../components/Form';
+import { useChangePassword, useSignOut } from '../api/auth';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { useMeContext } from '../components/Layout';
+import { PageTitle } from '../components/PageTitle';
 import { newPasswordOf, NewPasswordTwice } from '../components/Password';
 import { ROLE_SUMMARY } from '../roles';
 
@@ -35,11 +35,7 @@ export function ProfilePage() {
 
 function ChangePassword({ email }: { email: string }) {
   const [mismatch, setMismatch] = useState(false);
-  const change = useMutation({
-    mutationFn: async (body: { currentPassword: string; newPassword: string }) => unwrap(await api.PUT('/api/v1/auth/password', { body })),
-    // Every older token stopped working, this tab's too: it goes on with the new one.
-    onSuccess: ({ token, expiresIn }) => session.start(token, expiresIn),
-  });
+  const change = useChangePassword();
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -80,11 +76,7 @@ function ChangePassword({ email }: { email: string }) {
 }
 
 function SignOut() {
-  const signOut = useMutation({
-    mutationFn: () => api.POST('/api/v1/auth/logout'),
-    // Whatever the server answered, this tab forgets the token.
-    onSettled: () => session.end('signed_out'),
-  });
+  const signOut = useSignOut();
   return (
     <section className="panel" aria-labelledby="sign-out-title">
       <h2 id="sign-out-title">Sign out</h2>

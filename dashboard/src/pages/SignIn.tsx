@@ -1,26 +1,18 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate } from 'react-router';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
+import { useLogin } from '../api/auth';
 import { session, SignOutReason, useSession } from '../api/session';
-import type { ReturnState } from '../components/Layout';
-import { ErrorNote, Field, NarrowPage } from '../components/Form';
+import { useSignupOpen } from '../api/signup';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { NarrowPage } from '../components/NarrowPage';
+import type { ReturnState } from '../components/RequireSession';
 
 const REASONS: Record<SignOutReason, string> = {
   expired: 'Your session expired. Sign in again to go on where you were.',
   revoked: 'Your session ended (signed out elsewhere, or the password changed). Sign in again.',
   signed_out: 'You are signed out.',
 };
-
-/** Whether this deployment takes sign-ups (SIGNUP=open): its challenge route answers 404 when closed. */
-export function useSignupOpen() {
-  return useQuery({
-    queryKey: ['signup-open'],
-    queryFn: async () => (await api.GET('/api/v1/auth/signup/challenge')).response.ok,
-    staleTime: Infinity,
-  });
-}
 
 export function SignInPage() {
   const location = useLocation();
@@ -29,13 +21,7 @@ export function SignInPage() {
   const [reason] = useState(() => session.takeReason());
   const signedIn = useSession();
   const signupOpen = useSignupOpen();
-  const login = useMutation({
-    mutationFn: async (body: { email: string; password: string }) => unwrap(await api.POST('/api/v1/auth/login', { body })),
-    onSuccess: ({ token, expiresIn }) => {
-      session.start(token, expiresIn);
-      navigate(from, { replace: true });
-    },
-  });
+  const login = useLogin({ onSuccess: () => void navigate(from, { replace: true }) });
   if (signedIn && !login.isSuccess) return <Navigate to={from} replace />;
 
   function submit(event: FormEvent<HTMLFormElement>) {

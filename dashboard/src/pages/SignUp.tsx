@@ -1,13 +1,12 @@
-import { useMutation } from '@tanstack/react-query';
 import { FormEvent, useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api/api';
-import { ApiError, unwrap } from '../api/errors';
-import { ErrorNote, Field, NarrowPage } from '../components/Form';
+import { ApiError } from '../api/errors';
+import { INPUT_LIMITS } from '../api/input-limits';
+import { SIGNUP_CHALLENGE_URL, useSignup, useSignupOpen } from '../api/signup';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { NarrowPage } from '../components/NarrowPage';
 import { NewPasswordField, PASSWORD_HINT } from '../components/Password';
-import { useSignupOpen } from './SignIn';
-
-const CHALLENGE_URL = '/api/v1/auth/signup/challenge';
 
 export function SignUpPage() {
   const open = useSignupOpen();
@@ -52,19 +51,11 @@ export function SignUpPage() {
   );
 }
 
-interface SignupBody {
-  email: string;
-  password: string;
-  accountName: string;
-  altcha: string;
-}
-
 function SignUpForm({ onAccepted }: { onAccepted: () => void }) {
   const [payload, setPayload] = useState<string | null>(null);
   const [missingProof, setMissingProof] = useState(false);
   const [attempt, setAttempt] = useState(0);
-  const signup = useMutation({
-    mutationFn: async (body: SignupBody) => unwrap(await api.POST('/api/v1/auth/signup', { body })),
+  const signup = useSignup({
     onSuccess: onAccepted,
     onError: (error) => {
       // A refused solution is spent: a fresh puzzle for the next try.
@@ -94,11 +85,11 @@ function SignUpForm({ onAccepted }: { onAccepted: () => void }) {
     <form onSubmit={submit} aria-busy={signup.isPending}>
       <p>A new account on the free plan, with you as its owner.</p>
       <Field label="Email">
-        {(props) => <input {...props} name="email" type="email" autoComplete="username" required maxLength={254} />}
+        {(props) => <input {...props} name="email" type="email" autoComplete="username" required maxLength={INPUT_LIMITS.email.max} />}
       </Field>
       <NewPasswordField name="password" label="Password" hint={PASSWORD_HINT} />
       <Field label="Account name" hint="Your company or project: your team sees it.">
-        {(props) => <input {...props} name="accountName" required maxLength={100} autoComplete="organization" />}
+        {(props) => <input {...props} name="accountName" required maxLength={INPUT_LIMITS.name.max} autoComplete="organization" />}
       </Field>
       <ProofOfWork
         key={attempt}
@@ -138,7 +129,7 @@ function ProofOfWork({ onSolved }: { onSolved: (payload: string | null) => void 
       () => {
         if (gone) return;
         widget = document.createElement('altcha-widget');
-        widget.setAttribute('challengeurl', CHALLENGE_URL);
+        widget.setAttribute('challengeurl', SIGNUP_CHALLENGE_URL);
         widget.setAttribute('name', 'altcha');
         widget.setAttribute('auto', 'onfocus');
         // Its logo is a link inside aria-hidden (focusable but hidden from screen readers); the footer keeps the attribution.

@@ -1,14 +1,26 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../api/api';
-import { unwrap } from '../api/errors';
-import type { components } from '../api/schema';
-import { ConfirmDialog, CopyButton, Dialog, ErrorNote, Field, formatDate, PageTitle, useMeContext } from '../components/Form';
+import { INPUT_LIMITS } from '../api/input-limits';
+import {
+  Invitation,
+  Member,
+  useChangeRole,
+  useInvitations,
+  useInvite,
+  useIssuePasswordReset,
+  useMembers,
+  useRemoveMember,
+  useRevokeInvitation,
+} from '../api/team';
+import { ConfirmDialog } from '../components/ConfirmDialog';
+import { CopyButton } from '../components/CopyButton';
+import { Dialog } from '../components/Dialog';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { useMeContext } from '../components/Layout';
+import { PageTitle } from '../components/PageTitle';
+import { formatDate } from '../format';
 import { can, Role, ROLE_SUMMARY } from '../roles';
-
-type Member = components['schemas']['MemberDto'];
-type Invitation = components['schemas']['PendingInvitationDto'];
 
 const ROLE_NAMES: Record<Role, string> = { OWNER: 'Owner', ADMIN: 'Admin', DEVELOPER: 'Developer', ANALYST: 'Analyst' };
 const ROLES = (Object.keys(ROLE_NAMES) as Role[]).map((role) => ({ role, label: `${ROLE_NAMES[role]}: ${ROLE_SUMMARY[role]}` }));
@@ -23,12 +35,12 @@ const linkFor = (path: string, token: string) => `${location.origin}${path}#toke
 
 type Open =
   | { kind: 'invite' }
-  | { kind: 'invited'; email: string; link: string | null }
+  | { kind: 'invited'; email: string; link: string | null; expiresAt: string }
   | { kind: 'revoke'; invitation: Invitation }
   | { kind: 'role'; member: Member }
   | { kind: 'remove'; member: Member }
   | { kind: 'reset'; member: Member }
-  | { kind: 'reset-issued'; member: Member; link: string | null }
+  | { kind: 'reset-issued'; member: Member; link: string | null; expiresAt: string }
   | null;
 
 export function TeamPage() {
@@ -36,12 +48,8 @@ export function TeamPage() {
   const manage = can.manageTeam(me.role);
   const [open, setOpen] = useState<Open>(null);
   const close = () => setOpen(null);
-  const members = useQuery({ queryKey: ['team', 'members'], queryFn: async () => unwrap(await api.GET('/api/v1/team/members')).data });
-  const invitations = useQuery({
-    queryKey: ['team', 'invitations'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/team/invitations')).data,
-    enabled: manage,
-  });
+  const members = useMembers();
+  const invitations = useInvitations({ enabled: manage });
   const owners = members.data?.filter((m) => m.role === 'OWNER').length ?? 0;
 
   return (
@@ -160,15 +168,22 @@ export function TeamPage() {
         <InviteDialog
           myRole={me.role}
           onClose={close}
-          onInvited={(email, token) => setOpen({ kind: 'invited', email, link: token && linkFor('/accept-invitation', token) })}
+          onInvited={({ email, token, expiresAt }) =>
+            setOpen({ kind: 'invited', email, link: token && linkFor('/accept-invitation', token), expiresAt })
+          }
         />
       )}
       {open?.kind === 'invited' && (
         <Dialog title={`Invitation for ${open.email}`} onClose={close}>
           {open.link === null ? (
-            <p className="notice">The invitation was e-mailed to {open.email}. Its link works once, for 7 days.</p>
+            <p className="notice">
+              The invitation was e-mailed to {open.email}. Its link works once, until {formatDate(open.expiresAt)}.
+            </p>
           ) : (
-            <OneTimeLink link={open.link} purpose={`Send it to ${open.email} yourself: it works once, for 7 days.`} />
+            <OneTimeLink
+              link={open.link}
+              purpose={`Send it to ${open.email} yourself: it works once, until ${formatDate(open.expiresAt)}.`}
+            />
           )}
           <p className="actions">
             <button type="button" className="primary" onClick={close}>
@@ -184,17 +199,21 @@ export function TeamPage() {
         <ResetDialog
           member={open.member}
           onClose={close}
-          onIssued={(token) => setOpen({ kind: 'reset-issued', member: open.member, link: token && linkFor('/reset-password', token) })}
+          onIssued={({ token, expiresAt }) =>
+            setOpen({ kind: 'reset-issued', member: open.member, link: token && linkFor('/reset-password', token), expiresAt })
+          }
         />
       )}
       {open?.kind === 'reset-issued' && (
         <Dialog title={`Password reset for ${open.member.email}`} onClose={close}>
           {open.link === null ? (
-            <p className="notice">A reset link was e-mailed to {open.member.email}. It works once, for 1 hour.</p>
+            <p className="notice">
+              A reset link was e-mailed to {open.member.email}. It works once, until {formatDate(open.expiresAt)}.
+            </p>
           ) : (
             <OneTimeLink
               link={open.link}
-              purpose={`Pass it on to ${open.member.email} yourself: it works once, for 1 hour, and sets a new password.`}
+              purpose={`Pass it on to ${open.member.email} yourself: it works once, until ${formatDate(open.expiresAt)}, and sets a new password.`}
             />
           )}
           <p className="actions">
@@ -267,11 +286,6 @@ function MemberActions({
   );
 }
 
-function useTeamChanged() {
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: ['team'] });
-}
-
 /** A link with a one-time token, to copy now: Gatehouse keeps only its hash. */
 function OneTimeLink({ link, purpose }: { link: string; purpose: string }) {
   return (
@@ -315,15 +329,11 @@ function InviteDialog({
 }: {
   myRole: Role;
   onClose: () => void;
-  onInvited: (email: string, token: string | null) => void;
+  /** `token`: null when Gatehouse e-mailed the link. */
+  onInvited: (invitation: { email: string; token: string | null; expiresAt: string }) => void;
 }) {
-  const changed = useTeamChanged();
-  const invite = useMutation({
-    mutationFn: async (body: { email: string; role: Role }) => unwrap(await api.POST('/api/v1/team/invitations', { body })),
-    onSuccess: (invitation) => {
-      void changed();
-      onInvited(invitation.email, invitation.emailed ? null : invitation.token);
-    },
+  const invite = useInvite({
+    onSuccess: ({ email, emailed, token, expiresAt }) => onInvited({ email, token: emailed ? null : token, expiresAt }),
   });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -334,7 +344,7 @@ function InviteDialog({
     <Dialog title="Invite a member" onClose={onClose}>
       <form onSubmit={submit} aria-busy={invite.isPending}>
         <Field label="Email" hint="Inviting an address again replaces its pending invitation: only the newest link works.">
-          {(props) => <input {...props} name="email" type="email" required maxLength={254} autoComplete="off" />}
+          {(props) => <input {...props} name="email" type="email" required maxLength={INPUT_LIMITS.email.max} autoComplete="off" />}
         </Field>
         <RoleSelect myRole={myRole} defaultValue="DEVELOPER" />
         <ErrorNote error={invite.error} />
@@ -352,14 +362,7 @@ function InviteDialog({
 }
 
 function RevokeDialog({ invitation, onClose }: { invitation: Invitation; onClose: () => void }) {
-  const changed = useTeamChanged();
-  const revoke = useMutation({
-    mutationFn: async () => unwrap(await api.DELETE('/api/v1/team/invitations/{id}', { params: { path: { id: invitation.id } } })),
-    onSuccess: () => {
-      void changed();
-      onClose();
-    },
-  });
+  const revoke = useRevokeInvitation(invitation.id, { onSuccess: onClose });
   return (
     <ConfirmDialog
       title={`Revoke the invitation of ${invitation.email}?`}
@@ -374,18 +377,7 @@ function RevokeDialog({ invitation, onClose }: { invitation: Invitation; onClose
 }
 
 function RoleDialog({ member, myId, myRole, onClose }: { member: Member; myId: string; myRole: Role; onClose: () => void }) {
-  const changed = useTeamChanged();
-  const queryClient = useQueryClient();
-  const change = useMutation({
-    mutationFn: async (role: Role) =>
-      unwrap(await api.PATCH('/api/v1/team/members/{userId}', { params: { path: { userId: member.id } }, body: { role } })),
-    onSuccess: () => {
-      void changed();
-      // One's own new role changes what the whole dashboard offers.
-      if (member.id === myId) void queryClient.invalidateQueries({ queryKey: ['me'] });
-      onClose();
-    },
-  });
+  const change = useChangeRole(member.id, { onSuccess: onClose });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     change.mutate(String(new FormData(event.currentTarget).get('role')) as Role);
@@ -411,14 +403,7 @@ function RoleDialog({ member, myId, myRole, onClose }: { member: Member; myId: s
 }
 
 function RemoveDialog({ member, myId, onClose }: { member: Member; myId: string; onClose: () => void }) {
-  const changed = useTeamChanged();
-  const remove = useMutation({
-    mutationFn: async () => unwrap(await api.DELETE('/api/v1/team/members/{userId}', { params: { path: { userId: member.id } } })),
-    onSuccess: () => {
-      void changed();
-      onClose();
-    },
-  });
+  const remove = useRemoveMember(member.id, { onSuccess: onClose });
   return (
     <ConfirmDialog title={`Remove ${member.email}?`} action="Remove member" danger mutation={remove} onClose={onClose}>
       <p className="warning">
@@ -430,11 +415,18 @@ function RemoveDialog({ member, myId, onClose }: { member: Member; myId: string;
   );
 }
 
-function ResetDialog({ member, onClose, onIssued }: { member: Member; onClose: () => void; onIssued: (token: string | null) => void }) {
-  const reset = useMutation({
-    mutationFn: async () =>
-      unwrap(await api.POST('/api/v1/team/members/{userId}/password-reset', { params: { path: { userId: member.id } } })),
-    onSuccess: (issued) => onIssued(issued.emailed ? null : issued.token),
+/** `onIssued` gets a null token when Gatehouse e-mailed the link. */
+function ResetDialog({
+  member,
+  onClose,
+  onIssued,
+}: {
+  member: Member;
+  onClose: () => void;
+  onIssued: (issued: { token: string | null; expiresAt: string }) => void;
+}) {
+  const reset = useIssuePasswordReset(member.id, {
+    onSuccess: ({ emailed, token, expiresAt }) => onIssued({ token: emailed ? null : token, expiresAt }),
   });
   return (
     <ConfirmDialog title={`Reset password of ${member.email}?`} action="Make reset link" mutation={reset} onClose={onClose}>

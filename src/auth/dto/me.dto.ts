@@ -1,4 +1,6 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
+import { NONCE_TTL_MAX, NONCE_TTL_MIN } from '../../accounts/dto/account.dto';
+import { CHALLENGE_MAX_NUMBER_MAX, CHALLENGE_MAX_NUMBER_MIN } from '../../api-keys/dto/create-api-key.dto';
 import { PlanDto } from '../../plans/dto/plan.dto';
 import { MemberDto } from '../../team/dto/team.dto';
 
@@ -10,11 +12,39 @@ export class MeAccountDto {
   readonly name!: string;
 }
 
-/** The caller as a member (id, email, role), with the account and its plan. */
+export class BoundsDto {
+  @ApiProperty({ description: 'The smallest value accepted.', type: 'integer' })
+  readonly min!: number;
+
+  @ApiProperty({ description: 'The largest value accepted.', type: 'integer' })
+  readonly max!: number;
+}
+
+/** The bounds the API enforces on numeric settings, for a client to offer without copying them. */
+export class SettingLimitsDto {
+  @ApiProperty({ description: 'Bounds of an API key’s `challengeMaxNumber`.', type: BoundsDto })
+  readonly challengeMaxNumber!: BoundsDto;
+
+  @ApiProperty({ description: 'Bounds of the account’s `nonceTtlSeconds`.', type: BoundsDto })
+  readonly nonceTtlSeconds!: BoundsDto;
+}
+
+export const SETTING_LIMITS: SettingLimitsDto = {
+  challengeMaxNumber: { min: CHALLENGE_MAX_NUMBER_MIN, max: CHALLENGE_MAX_NUMBER_MAX },
+  nonceTtlSeconds: { min: NONCE_TTL_MIN, max: NONCE_TTL_MAX },
+};
+
+/** The caller as a member (id, email, role), with the account, its plan and the bounds of its settings. */
 export class MeDto extends PickType(MemberDto, ['id', 'email', 'role'] as const) {
   @ApiProperty({ description: 'The account.', type: MeAccountDto })
   readonly account!: MeAccountDto;
 
   @ApiProperty({ description: 'The account’s plan and limits.', type: PlanDto })
   readonly plan!: PlanDto;
+
+  @ApiProperty({
+    description: 'The bounds of the settings a dashboard offers (the API refuses values outside them).',
+    type: SettingLimitsDto,
+  })
+  readonly limits!: SettingLimitsDto;
 }

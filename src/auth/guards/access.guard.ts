@@ -11,7 +11,7 @@ import { authorise } from './authorization';
 const ORIGIN_REFUSED = Object.freeze(new AppError('insufficient_permissions', 'This API key does not accept requests from this origin.'));
 
 /**
- * The one app-wide guard: authenticate → count → authorise (docs/DECISIONS.md, "Request path").
+ * The one app-wide guard: authenticate → count → authorise (docs/DECISIONS.md, "Request path: authenticate → rate limit → authorise").
  * Authentication hands its verdict on as a value, so the rate limiter counts — and writes headers
  * on — refused credentials too before authorisation throws the refusal.
  *

@@ -41,6 +41,10 @@ export class Authenticator {
     }
   }
 
+  /**
+   * Repeated X-Api-Key headers reach us joined with ", " (Node), which no key matches: they are
+   * refused as an unknown key by the length check, before any look-up.
+   */
   private apiKey(req: Request): Principal | Promise<Principal> {
     if (req.headers['x-api-key'] === undefined) {
       throw new AppError('missing_credentials', 'This endpoint needs an X-Api-Key header.').withChallenge(CHALLENGE.apiKey);
@@ -48,16 +52,26 @@ export class Authenticator {
     return judge<ApiKeyPrincipal>(this.apiKeyStrategy, req, apiKeyFailure, apiKeyPrincipal);
   }
 
-  /** Maps jsonwebtoken's failures onto RFC 6750 answers. */
+  /**
+   * Exactly one Authorization header holding `Bearer` and one token, nothing else (the scheme in any
+   * case, RFC 7235 section 2.1); then jsonwebtoken's failures map onto RFC 6750 answers. Node keeps
+   * only the first of repeated Authorization headers, and passport-jwt's pattern would take the
+   * token out of `Bearer <token> junk`: both are refused here first.
+   */
   private bearer(req: Request): Principal | Promise<Principal> {
-    if (req.headers.authorization === undefined) {
+    const sent = req.raw.headersDistinct.authorization;
+    if (sent === undefined) {
       throw new AppError('missing_credentials', 'This endpoint needs an Authorization: Bearer <token> header.').withChallenge(
         CHALLENGE.bearer,
       );
     }
+    if (sent.length !== 1 || !BEARER_CREDENTIALS.test(sent[0]!)) throw new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
     return judge<UserPrincipal>(this.jwtStrategy, req, bearerFailure, bearerPrincipal);
   }
 }
+
+/** `Bearer` (any case), one or more spaces, one RFC 6750 b64token, and nothing after it. */
+const BEARER_CREDENTIALS = /^bearer +[A-Za-z0-9\-._~+/]+=*$/i;
 
 function refusal(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));

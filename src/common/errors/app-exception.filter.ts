@@ -68,8 +68,8 @@ export class AppExceptionFilter implements ExceptionFilter {
         this.logger.debug(`${endpointOf(req)}: the client went away before sending the whole request [${req.id}]`);
         return;
       }
-      if (error.code === 'service_unavailable')
-        this.logger.warn(`${endpointOf(req)} answered 503: the database is unreachable [${req.id}]`);
+      if (isDatabaseUnavailable(exception)) this.logger.warn(`${endpointOf(req)} answered 503: the database is unreachable [${req.id}]`);
+      else if (error.code === 'service_unavailable') this.logger.debug(`${endpointOf(req)} answered 503: ${error.message} [${req.id}]`);
       else this.logger.error(`${endpointOf(req)} failed [${req.id}]`, (exception as Error)?.stack);
     }
     if (req.rateLimit === null && req.url.startsWith('/api/')) return this.countThenAnswer(error, req, reply);

@@ -1,6 +1,6 @@
 /**
  * Every error code the API answers with, and its HTTP status (docs/API.md, "Errors").
- * When 413, 415, 431 and 503 are answered: docs/DECISIONS.md, "Errors: 413, 415, 431, 503".
+ * When 408, 413, 415, 431 and 503 are answered: docs/DECISIONS.md, "Errors: 408, 413, 415, 431, 503".
  */
 export const ERROR_STATUS = {
   validation_failed: 400,
@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   invalid_credentials: 401,
   insufficient_permissions: 403,
   not_found: 404,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -32,6 +33,7 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   invalid_credentials: 'The email or password is wrong.',
   insufficient_permissions: 'The caller is not allowed to use this endpoint.',
   not_found: 'No such resource.',
+  request_timeout: 'The request did not arrive in time; send it again.',
   conflict: 'The request conflicts with the current state of the resource.',
   payload_too_large: 'The request body is too large.',
   unsupported_media_type: 'The request body must be JSON (Content-Type: application/json).',

@@ -6,16 +6,19 @@ import { AppError } from './app-error';
 import { errorBody, ERROR_CONTENT_TYPE } from './error-body';
 
 /**
- * Answers the HTTP parser's refusals (oversized headers, garbage) before Fastify has a request or a
- * reply: raw HTTP on the socket, with the documented body and a request id, but no rate-limit
- * headers (no route, so no counter).
+ * Answers what Node refuses before Fastify has a request or a reply — oversized headers, bytes that
+ * are not HTTP, a request whose headers or body do not arrive in time (REQUEST_TIMEOUTS): raw HTTP
+ * on the socket, with the documented body and a request id, but no rate-limit headers (no route, so
+ * no counter).
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
   const error =
     err.code === 'HPE_HEADER_OVERFLOW'
       ? new AppError('request_header_fields_too_large')
-      : new AppError('validation_failed', 'The request is not valid HTTP.');
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AppError('request_timeout')
+        : new AppError('validation_failed', 'The request is not valid HTTP.');
   const requestId = randomUUID();
   const body = errorBody(error, requestId);
   socket.end(

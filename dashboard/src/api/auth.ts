@@ -1,0 +1,91 @@
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { Me } from '../roles';
+import { api } from './api';
+import { unwrap } from './errors';
+import type { MutationReactions } from './mutation-reactions';
+import type { components } from './schema';
+import { session } from './session';
+
+type TokenAnswer = components['schemas']['TokenResponseDto'];
+
+export const authKeys = {
+  all: ['auth'] as const,
+  me: () => [...authKeys.all, 'me'] as const,
+};
+
+/** The signed-in person, their account, plan and the bounds of its settings (GET /auth/me), shared by every page. */
+export const meQuery = () =>
+  queryOptions({ queryKey: authKeys.me(), queryFn: async (): Promise<Me> => unwrap(await api.GET('/api/v1/auth/me')) });
+
+export function useMe() {
+  return useQuery(meQuery());
+}
+
+/** Signs in: the session starts before the page's onSuccess runs. */
+export function useLogin({ onSuccess }: MutationReactions<TokenAnswer> = {}) {
+  return useMutation({
+    mutationFn: async (body: { email: string; password: string }) => unwrap(await api.POST('/api/v1/auth/login', { body })),
+    onSuccess: (answer) => {
+      session.start(answer.token, answer.expiresIn);
+      onSuccess?.(answer);
+    },
+  });
+}
+
+/** Signs this tab out: the token dies on the server, and whatever the server answered, this tab forgets it. */
+export function useSignOut() {
+  return useMutation({
+    mutationFn: () => api.POST('/api/v1/auth/logout'),
+    onSettled: () => session.end('signed_out'),
+  });
+}
+
+/** Every older token stopped working, this tab's too: it goes on with the new one. */
+export function useChangePassword() {
+  return useMutation({
+    mutationFn: async (body: { currentPassword: string; newPassword: string }) => unwrap(await api.PUT('/api/v1/auth/password', { body })),
+    onSuccess: ({ token, expiresIn }) => session.start(token, expiresIn),
+  });
+}
+
+/** Starts the session a one-time link's answer carries; nothing of a previous person's stays cached. */
+export function useStartFreshSession() {
+  const queryClient = useQueryClient();
+  return ({ token, expiresIn }: TokenAnswer) => {
+    queryClient.clear();
+    session.start(token, expiresIn);
+  };
+}
+
+/** Accepts an invitation with the person's new password, and signs them in. */
+export function useAcceptInvitation(token: string | null, { onSuccess }: MutationReactions<TokenAnswer> = {}) {
+  const start = useStartFreshSession();
+  return useMutation({
+    mutationFn: async (password: string) =>
+      unwrap(await api.POST('/api/v1/auth/invitations/accept', { body: { token: token!, password } })),
+    onSuccess: (answer) => {
+      start(answer);
+      onSuccess?.(answer);
+    },
+  });
+}
+
+/** Sets a new password with a reset link's token, and signs the person in. */
+export function useAcceptPasswordReset(token: string | null, { onSuccess }: MutationReactions<TokenAnswer> = {}) {
+  const start = useStartFreshSession();
+  return useMutation({
+    mutationFn: async (newPassword: string) =>
+      unwrap(await api.POST('/api/v1/auth/password-reset/accept', { body: { token: token!, newPassword } })),
+    onSuccess: (answer) => {
+      start(answer);
+      onSuccess?.(answer);
+    },
+  });
+}
+
+/** Asks for a reset link by e-mail (404 where this Gatehouse sends none). */
+export function useRequestPasswordReset() {
+  return useMutation({
+    mutationFn: async (email: string) => unwrap(await api.POST('/api/v1/auth/password-reset/request', { body: { email } })),
+  });
+}

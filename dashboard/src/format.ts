@@ -1,0 +1,5 @@
+/** A moment as people read it, in their locale and time zone; `never` stands for none. */
+export function formatDate(iso: string | null | undefined, never = '—'): string {
+  if (!iso) return never;
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}

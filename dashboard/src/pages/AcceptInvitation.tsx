@@ -1,0 +1,53 @@
+import { Link, useNavigate } from 'react-router';
+import { useAcceptInvitation } from '../api/auth';
+import { LinkError } from '../components/LinkError';
+import { MissingToken } from '../components/MissingToken';
+import { NarrowPage } from '../components/NarrowPage';
+import { NewPasswordForm } from '../components/NewPasswordForm';
+import { useLinkToken } from '../link-token';
+
+/** An invitation's link: a password for the new user, who is then signed in. */
+export function AcceptInvitationPage() {
+  const token = useLinkToken();
+  const navigate = useNavigate();
+  const accept = useAcceptInvitation(token, { onSuccess: () => void navigate('/', { replace: true }) });
+  return (
+    <NarrowPage title="Join your team">
+      {token === null ? (
+        <MissingToken what="invitation" />
+      ) : (
+        <>
+          <p>Choose a password for your new Gatehouse user. You then sign in with the invited address and this password.</p>
+          <NewPasswordForm
+            submitLabel="Join"
+            pending={accept.isPending}
+            onSubmit={(password) => accept.mutate(password)}
+            error={
+              <LinkError
+                error={accept.error}
+                explain={{
+                  401: (
+                    <>
+                      This invitation cannot be used any more: it was accepted already, revoked, replaced by a newer one or it expired
+                      (after 7 days), or whoever sent it has left the team or lost the right to invite. Ask an owner or admin of the team
+                      for a new one.
+                    </>
+                  ),
+                  409: (
+                    <>
+                      This address already has a Gatehouse user, and an address belongs to one account only.{' '}
+                      <Link to="/sign-in">Sign in</Link> instead, or ask the team to invite another address.
+                    </>
+                  ),
+                }}
+              />
+            }
+          />
+        </>
+      )}
+      <p>
+        Already a member? <Link to="/sign-in">Sign in</Link>.
+      </p>
+    </NarrowPage>
+  );
+}

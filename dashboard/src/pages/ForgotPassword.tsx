@@ -1,0 +1,46 @@
+import { FormEvent } from 'react';
+import { Link } from 'react-router';
+import { useRequestPasswordReset } from '../api/auth';
+import { Field } from '../components/Field';
+import { LinkError } from '../components/LinkError';
+import { NarrowPage } from '../components/NarrowPage';
+
+/** Asks for a reset link by e-mail; where Gatehouse sends none, says whom to ask. */
+export function ForgotPasswordPage() {
+  const request = useRequestPasswordReset();
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    request.mutate(String(new FormData(event.currentTarget).get('email')));
+  }
+  return (
+    <NarrowPage title="Forgot your password?">
+      {request.isSuccess ? (
+        <p className="notice" role="status">
+          If an account has this address, an e-mail is on its way. Its link works once, for 1 hour.
+        </p>
+      ) : (
+        <form onSubmit={submit} aria-busy={request.isPending}>
+          <p>Enter the address you sign in with: we e-mail it a link to set a new password.</p>
+          <Field label="Email">{(props) => <input {...props} name="email" type="email" autoComplete="username" required />}</Field>
+          <LinkError
+            error={request.error}
+            explain={{
+              404: (
+                <>
+                  This Gatehouse sends no e-mail. Ask an owner or admin of your team to reset your password: they get a link to pass on to
+                  you.
+                </>
+              ),
+            }}
+          />
+          <button type="submit" className="primary" disabled={request.isPending}>
+            Send the link
+          </button>
+        </form>
+      )}
+      <p>
+        <Link to="/sign-in">Back to sign-in</Link>
+      </p>
+    </NarrowPage>
+  );
+}
