@@ -2,13 +2,10 @@ import { Logger } from '@nestjs/common';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
-import type { AppConfig } from '../config/app-config';
+import { type AppConfig, IN_MEMORY } from '../config/app-config';
 import { completeDatabaseDirectory, lockDataDir } from './embedded-directory';
 import { applyMigrations } from './migrations';
 import { pgliteModule } from './pglite-module';
-
-/** DATA_DIR=memory:// keeps the embedded database in memory (tests, demos). */
-export const IN_MEMORY = 'memory://';
 
 /** The driver adapter Prisma talks through, and how to release what it holds. */
 export interface Database {
