@@ -229,7 +229,7 @@ each phase sends a fixed quarter of 90% of that instead of running for its secon
 Login allows 30/min per client IP, so the login flood is almost all 429 — the figure shows what a
 flood costs, not how fast logins are. "API-key ping during a login flood" runs the allowed-path load
 while ${LOGIN_FLOOD_IPS.length} client IPs (127.0.1.x) send right-password logins as fast as they are answered, 2 at a time
-each: every IP's first 30 per minute run argon2id (at most half the cores hash at once, src/auth/passwords.ts),
+each: every IP's first 30 per minute run argon2id (at most half the cores hash at once, src/credentials/passwords.ts),
 the rest answer 429. The flood starts with the first measured run, so that run holds a fresh window's
 burst of argon2 work; its p99 is the worst run's.
 
@@ -256,7 +256,7 @@ ${soakSection(soak)}
 
 ## Password hashing
 
-argon2id verify (m=19 MiB, t=2, p=1, src/auth/passwords.ts): **${fmt(argon2Ms, 1)} ms** per verify
+argon2id verify (m=19 MiB, t=2, p=1, src/credentials/passwords.ts): **${fmt(argon2Ms, 1)} ms** per verify
 (median of 10, measured in the load-generator process on core 1). A login at its limit (30/min per IP)
 costs the server about ${fmt((argon2Ms * 30) / 60, 1)} ms of CPU per second per client IP.
 

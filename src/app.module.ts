@@ -1,12 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuditModule } from './audit/audit.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { CacheModule } from './cache/cache.module';
 import { AuthModule } from './auth/auth.module';
-import { AccessGuard } from './auth/guards/access.guard';
-import { AppExceptionFilter } from './common/errors/app-exception.filter';
+import { HttpModule } from './http/http.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { LoggingModule } from './logging/logging.module';
@@ -50,10 +48,7 @@ export class AppModule {
         WebhooksModule,
         HealthModule,
         DashboardModule,
-      ],
-      providers: [
-        { provide: APP_GUARD, useClass: AccessGuard },
-        { provide: APP_FILTER, useClass: AppExceptionFilter },
+        HttpModule,
       ],
     };
   }

@@ -12,10 +12,12 @@ import { Logger } from 'nestjs-pino';
 import type { Logger as PinoLogger } from 'pino';
 import { PINO } from './logging/logging.module';
 import { QuietStartupLogger } from './logging/quiet-startup.logger';
+import { AccessGuard } from './http/access.guard';
+import { AppExceptionFilter } from './http/app-exception.filter';
 import { Lifecycle } from './health/lifecycle.service';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { clientErrorHandler, frameworkErrors } from './common/errors/framework-errors';
-import { publishAuthToRouteConfig } from './auth/declared-routes';
+import { publishAuthToRouteConfig } from './common/declared-routes';
 import { installCors } from './cors/cors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { refuseUndeclaredQueries } from './common/undeclared-query';
@@ -68,7 +70,21 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
   });
 }
 
-/** Everything main.ts and the e2e tests share: the app they run is the same app. */
+/**
+ * Everything main.ts and the e2e tests share: the app they run is the same app. It registers, in
+ * the order a request meets them (README, "Where things are"):
+ *
+ * 1. Fastify (createFastifyAdapter): body and header limits, timeouts, the request id; what it
+ *    refuses before routing is answered in our envelope (framework-errors.ts).
+ * 2. onRequest: the X-Request-Id header, a missing Host, a refusal while the server drains.
+ * 3. Per route, at registration: the auth requirement published for CORS and the undeclared-query
+ *    check (onRoute hooks of declared-routes.ts, undeclared-query.ts, cors.ts).
+ * 4. AccessGuard: authenticate → count (RateLimiter) → authorise.
+ * 5. The validation pipe: the route's DTOs.
+ * 6. The controller.
+ * 7. AppExceptionFilter: every refusal and failure in the documented envelope.
+ * 8. onSend / onResponse: Connection: close while draining, the request log line, usage recording.
+ */
 export async function configureApp(app: NestFastifyApplication): Promise<NestFastifyApplication> {
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
@@ -80,7 +96,6 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
       DASHBOARD_ASSET_ROUTE,
     ],
   });
-  app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();
   const config = app.get<AppConfig>(APP_CONFIG);
   const fastify = app.getHttpAdapter().getInstance();
@@ -91,15 +106,22 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   fastify.decorateRequest('attributedTo', null);
   fastify.decorateRequest('rateLimit', null);
   fastify.decorateRequest('endpoint', null);
+
   const lifecycle = app.get(Lifecycle);
   fastify.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id); // lower case: see writeRateLimitHeaders
     if (req.raw.headers.host === undefined && req.raw.httpVersion !== '1.0') return done(missingHost());
     done(lifecycle.refusal());
   });
+
   publishAuthToRouteConfig(app);
   refuseUndeclaredQueries(app);
   installCors(app, config.dashboardOrigins);
+
+  app.useGlobalGuards(app.get(AccessGuard));
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(app.get(AppExceptionFilter));
+
   // Once draining, every answer closes its connection: keep-alive sockets that were busy when the
   // stop began would otherwise hold server.close() open for the whole keep-alive timeout.
   fastify.addHook('onSend', (_req, reply, payload, done) => {

@@ -40,7 +40,7 @@ async function pingDuringLoginFlood(modeName, app, acct) {
 }
 
 async function argon2Cost() {
-  const { hashPassword, verifyPassword } = require(path.join(L.appDir(), 'dist/auth/passwords.js'));
+  const { hashPassword, verifyPassword } = require(path.join(L.appDir(), 'dist/credentials/passwords.js'));
   const hash = await hashPassword(L.OWNER.password);
   const times = [];
   for (let i = 0; i < 10; i++) {

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { JwtAuth } from '../auth/auth.decorators';
-import { Actor, CurrentActor, CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { UserPrincipal } from '../auth/principal';
+import { JwtAuth } from '../common/auth.decorators';
+import { Actor, CurrentActor, CurrentPrincipal } from '../common/current-principal.decorator';
+import type { UserPrincipal } from '../common/principal';
 import { AccountsService } from './accounts.service';
 import { AccountDto, ChangePlanDto, DeleteAccountDto, UpdateAccountDto } from './dto/account.dto';
 

@@ -6,10 +6,10 @@ import { BootstrapOwner } from './bootstrap-owner';
 import { SignupController } from './signup.controller';
 import { SignupService } from './signup.service';
 import { WidgetModule } from '../widget/widget.module';
-import { AuthModule } from '../auth/auth.module';
+import { CredentialsModule } from '../credentials/credentials.module';
 
 @Module({
-  imports: [PlansModule, WidgetModule, AuthModule],
+  imports: [PlansModule, WidgetModule, CredentialsModule],
   controllers: [AccountsController, SignupController],
   providers: [AccountsService, BootstrapOwner, SignupService],
 })

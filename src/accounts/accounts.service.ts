@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
-import type { Actor } from '../auth/current-principal.decorator';
+import type { Actor } from '../common/current-principal.decorator';
 import type { Account, Plan, Prisma } from '../generated/prisma/client';
 import { toPlanDto } from '../plans/dto/plan.dto';
 import { isUniqueViolation } from '../prisma/database-errors';
@@ -9,7 +9,7 @@ import { PrismaService } from '../prisma/prisma.service';
 import { AppError } from '../common/errors/app-error';
 import { AccountDto, UpdateAccountDto } from './dto/account.dto';
 import { normalizeEmail } from '../common/email';
-import { hashPassword, passwordProblems } from '../auth/passwords';
+import { hashPassword, passwordProblems } from '../credentials/passwords';
 import { isEmail, maxLength } from 'class-validator';
 
 export const toAccountDto = (a: Account & { plan: Plan }): AccountDto => ({

@@ -2,8 +2,8 @@ import { Body, CanActivate, Controller, Get, HttpCode, Inject, Injectable, Post,
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../auth/auth.decorators';
-import { AcceptedDto, TokenResponseDto } from '../auth/dto/login.dto';
+import { Public } from '../common/auth.decorators';
+import { AcceptedDto, TokenResponseDto } from '../credentials/dto/login.dto';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Request } from '../common/request';
 import { ChallengeDto } from '../widget/dto/challenge.dto';

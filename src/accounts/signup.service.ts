@@ -1,9 +1,9 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { normalizeEmail } from '../common/email';
-import { CHALLENGE } from '../auth/challenges';
-import { AcceptedDto, TokenResponseDto } from '../auth/dto/login.dto';
-import { TokenService } from '../auth/token.service';
+import { CHALLENGE } from '../common/errors/challenges';
+import { AcceptedDto, TokenResponseDto } from '../credentials/dto/login.dto';
+import { TokenService } from '../credentials/token.service';
 import { AppError } from '../common/errors/app-error';
 import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';

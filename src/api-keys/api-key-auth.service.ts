@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ApiKeyPrincipal, ApiKeyScope } from '../auth/principal';
+import type { ApiKeyPrincipal, ApiKeyScope } from '../common/principal';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { ReadThroughCache } from '../cache/read-through-cache';
 import { AppError } from '../common/errors/app-error';

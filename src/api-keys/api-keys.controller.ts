@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { JwtAuth } from '../auth/auth.decorators';
-import { Actor, CurrentActor, CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { UserPrincipal } from '../auth/principal';
+import { JwtAuth } from '../common/auth.decorators';
+import { Actor, CurrentActor, CurrentPrincipal } from '../common/current-principal.decorator';
+import type { UserPrincipal } from '../common/principal';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { IdParamDto } from '../common/dto/id-param.dto';
 import { ApiKeysService } from './api-keys.service';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
-import type { Actor } from '../auth/current-principal.decorator';
-import { API_KEY_SCOPES, UserPrincipal } from '../auth/principal';
+import type { Actor } from '../common/current-principal.decorator';
+import { API_KEY_SCOPES, UserPrincipal } from '../common/principal';
 import { AppError } from '../common/errors/app-error';
 import type { ApiKey } from '../generated/prisma/client';
 import { CacheInvalidation } from '../cache/invalidation.service';

@@ -1,8 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { JwtAuth } from '../auth/auth.decorators';
-import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import type { UserPrincipal } from '../auth/principal';
+import { JwtAuth } from '../common/auth.decorators';
+import { CurrentPrincipal } from '../common/current-principal.decorator';
+import type { UserPrincipal } from '../common/principal';
 import { AuditService } from './audit.service';
 import { AuditEventPageDto, ListAuditEventsQuery } from './dto/audit-event.dto';
 

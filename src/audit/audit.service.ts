@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Actor } from '../auth/current-principal.decorator';
+import type { Actor } from '../common/current-principal.decorator';
 import { AppError } from '../common/errors/app-error';
 import type { AuditEvent, Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';

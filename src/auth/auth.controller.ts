@@ -3,9 +3,9 @@ import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation,
 import { decode } from 'jsonwebtoken';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Request } from '../common/request';
-import { JwtAuth, Public } from './auth.decorators';
+import { JwtAuth, Public } from '../common/auth.decorators';
 import { AuthService } from './auth.service';
-import { Actor, CurrentActor, CurrentPrincipal } from './current-principal.decorator';
+import { Actor, CurrentActor, CurrentPrincipal } from '../common/current-principal.decorator';
 import {
   AcceptedDto,
   AcceptPasswordResetDto,
@@ -13,10 +13,10 @@ import {
   LoginDto,
   PasswordResetRequestDto,
   TokenResponseDto,
-} from './dto/login.dto';
-import { PasswordResetService } from './password-reset.service';
+} from '../credentials/dto/login.dto';
+import { PasswordResetService } from '../credentials/password-reset.service';
 import { MeDto } from './dto/me.dto';
-import type { UserPrincipal } from './principal';
+import type { UserPrincipal } from '../common/principal';
 
 @ApiTags('Auth')
 @Controller('auth')

@@ -1,29 +1,20 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { CredentialsModule } from '../credentials/credentials.module';
 import { PlansModule } from '../plans/plans.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
-import { Authenticator } from './guards/authentication';
+import { Authenticator } from './authenticator';
 import { LoginLockout } from './login-lockout';
-import { PasswordResetService } from './password-reset.service';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
-import { TokenService } from './token.service';
 import { UserPrincipalService } from './user-principal.service';
 
+/** Who is calling (API key or JWT → principal, for the AccessGuard), signing in, and GET /auth/me. */
 @Module({
-  imports: [ApiKeysModule, PlansModule],
+  imports: [ApiKeysModule, PlansModule, CredentialsModule],
   controllers: [AuthController],
-  providers: [
-    AuthService,
-    PasswordResetService,
-    TokenService,
-    LoginLockout,
-    UserPrincipalService,
-    ApiKeyStrategy,
-    JwtStrategy,
-    Authenticator,
-  ],
-  exports: [Authenticator, TokenService, UserPrincipalService, PasswordResetService],
+  providers: [AuthService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
+  exports: [Authenticator, UserPrincipalService],
 })
 export class AuthModule {}

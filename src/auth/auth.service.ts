@@ -5,14 +5,14 @@ import { normalizeEmail } from '../common/email';
 import { AppError } from '../common/errors/app-error';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { PrismaService } from '../prisma/prisma.service';
-import { CHALLENGE } from './challenges';
-import type { Actor } from './current-principal.decorator';
-import { TokenResponseDto } from './dto/login.dto';
+import { CHALLENGE } from '../common/errors/challenges';
+import type { Actor } from '../common/current-principal.decorator';
+import { TokenResponseDto } from '../credentials/dto/login.dto';
 import { MeDto, SETTING_LIMITS } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
-import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from './passwords';
-import type { UserPrincipal } from './principal';
-import { TokenService } from './token.service';
+import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from '../credentials/passwords';
+import type { UserPrincipal } from '../common/principal';
+import { TokenService } from '../credentials/token.service';
 
 @Injectable()
 export class AuthService implements OnModuleInit, OnModuleDestroy {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { ReadThroughCache } from '../cache/read-through-cache';
 import { PrismaService } from '../prisma/prisma.service';
-import type { Role, UserPrincipal } from './principal';
+import type { Role, UserPrincipal } from '../common/principal';
 
 export interface CachedUser {
   readonly principal: UserPrincipal;

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Principal } from '../auth/principal';
-import type { RateLimitState } from '../rate-limit/rate-limit-state';
+import type { Principal } from './principal';
+import type { RateLimitState } from './rate-limit-headers';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -3,7 +3,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { declaredRoutes } from '../auth/declared-routes';
+import { declaredRoutes } from './declared-routes';
 import { AppError } from './errors/app-error';
 
 /** Fastify route config (`req.routeOptions.config`) of a controller route that declares no @Query(). */

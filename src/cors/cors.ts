@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AuthRequirement } from '../auth/auth.decorators';
-import type { RouteAuthConfig } from '../auth/declared-routes';
+import type { AuthRequirement } from '../common/auth.decorators';
+import type { RouteAuthConfig } from '../common/declared-routes';
 import { normalizeOrigin } from './origins';
 
 /** What page scripts may read (docs/API.md, "Browser clients (CORS)"): the rate-limit headers, Retry-After and the request id. */

@@ -1,8 +1,7 @@
 import { Controller, Get, Logger, OnModuleInit, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import { join } from 'node:path';
-import { Public } from '../auth/auth.decorators';
+import { Public, SkipRateLimit } from '../common/auth.decorators';
 import { BuiltFile, sendBuilt } from '../common/built-file';
 import { AppError } from '../common/errors/app-error';
 import type { Reply, Request } from '../common/request';
@@ -27,7 +26,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
  * not rate-limited, not in the OpenAPI document.
  */
 @ApiExcludeController()
-@SkipThrottle()
+@SkipRateLimit()
 @Public()
 @Controller()
 export class DashboardController implements OnModuleInit {

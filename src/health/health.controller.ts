@@ -1,8 +1,8 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { InjectThrottlerStorage, SkipThrottle } from '@nestjs/throttler';
+import { InjectThrottlerStorage } from '@nestjs/throttler';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../auth/auth.decorators';
+import { Public, SkipRateLimit } from '../common/auth.decorators';
 import { PrismaService } from '../prisma/prisma.service';
 import type { CounterStorage } from '../rate-limit/counter-storage';
 import { Lifecycle } from './lifecycle.service';
@@ -21,7 +21,7 @@ interface Readiness {
  * rotation would turn a degraded limiter into an outage.
  */
 @ApiExcludeController()
-@SkipThrottle()
+@SkipRateLimit()
 @Public()
 @Controller('health')
 export class HealthController {

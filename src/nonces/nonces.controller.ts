@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiTags, getSchemaPath } from '@nestjs/swagger';
-import { ApiKeyAuth } from '../auth/auth.decorators';
-import type { ApiKeyRequest } from '../auth/current-principal.decorator';
+import { ApiKeyAuth } from '../common/auth.decorators';
+import type { ApiKeyRequest } from '../common/current-principal.decorator';
 import { InvalidNonceVerdictDto, NonceVerdictDto, ValidNonceVerdictDto, VerifyNonceDto } from './dto/nonce.dto';
 import { NoncesService } from './nonces.service';
 

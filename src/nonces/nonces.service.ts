@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import type { ApiKeyPrincipal } from '../common/principal';
 import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { isUniqueViolation } from '../prisma/database-errors';

@@ -1,14 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type {
-  HeaderObject,
-  OperationObject,
-  ReferenceObject,
-  RequestBodyObject,
-  ResponseObject,
-  SchemaObject,
-} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { API_KEY_SECURITY, JWT_SECURITY } from '../auth/auth.decorators';
+import type { HeaderObject, OperationObject, ReferenceObject, RequestBodyObject, ResponseObject, SchemaObject } from '@nestjs/swagger';
+import { API_KEY_SECURITY, JWT_SECURITY } from '../common/auth.decorators';
 import { DEFAULT_MESSAGES, ERROR_STATUS, ErrorCode } from '../common/errors/error-codes';
 
 const integer = (minimum?: number) => ({ type: 'integer' as const, ...(minimum === undefined ? {} : { minimum }) });

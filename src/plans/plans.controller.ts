@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { JwtAuth } from '../auth/auth.decorators';
+import { JwtAuth } from '../common/auth.decorators';
 import { PrismaService } from '../prisma/prisma.service';
 import { PlanListDto, PUBLIC_PLANS, toPlanDto } from './dto/plan.dto';
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeyAuth } from '../auth/auth.decorators';
-import type { ApiKeyRequest } from '../auth/current-principal.decorator';
+import { ApiKeyAuth } from '../common/auth.decorators';
+import type { ApiKeyRequest } from '../common/current-principal.decorator';
 import { PingDto } from './dto/ping.dto';
 
 @ApiTags('Public API')

@@ -1,5 +1,8 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 
+/** What the throttler's storage answers for a hit (its record type is not exported by the package). */
+export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+
 export interface WindowPeek {
   readonly hits: number;
   /** Seconds until the window ends; 0 when there is none. */

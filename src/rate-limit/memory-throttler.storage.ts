@@ -1,6 +1,5 @@
 import { OnModuleDestroy } from '@nestjs/common';
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
-import type { CounterStorage, WindowPeek } from './counter-storage';
+import type { CounterStorage, ThrottlerStorageRecord, WindowPeek } from './counter-storage';
 import { TurnBatch } from './turn-batch';
 
 interface HeldAnswer {

@@ -4,7 +4,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PlansModule } from '../plans/plans.module';
 import type { CounterStorage } from './counter-storage';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
-import { RateLimitGuard } from './rate-limit.guard';
+import { RateLimiter } from './rate-limiter';
 import { RateLimitService, WINDOW_MS } from './rate-limit.service';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
@@ -13,17 +13,21 @@ function createStorage(config: AppConfig): CounterStorage {
   return config.redisUrl === undefined ? memory : new RedisThrottlerStorage(config.redisUrl, memory, 250, `${config.redisKeyPrefix}rl:`);
 }
 
+/**
+ * The counters behind every rate limit: @nestjs/throttler's storage (ours, in memory or Redis),
+ * provided by its module; RateLimiter and RateLimitService count with it. The throttler's own
+ * guard is not used: limits come from the account's plan per request.
+ */
 @Global()
 @Module({
   imports: [
     PlansModule,
     ThrottlerModule.forRootAsync({
       inject: [APP_CONFIG],
-      // The limit here is a placeholder: RateLimitGuard reads the plan's limit per request.
       useFactory: (config: AppConfig) => ({ throttlers: [{ name: 'default', ttl: WINDOW_MS, limit: 1 }], storage: createStorage(config) }),
     }),
   ],
-  providers: [RateLimitService, RateLimitGuard],
-  exports: [RateLimitService, RateLimitGuard, ThrottlerModule],
+  providers: [RateLimitService, RateLimiter],
+  exports: [RateLimitService, RateLimiter, ThrottlerModule],
 })
 export class RateLimitModule {}

@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage } from '@nestjs/throttler';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { endpointOf, Request } from '../common/request';
-import type { ApiKeyPrincipal, Principal } from '../auth/principal';
+import type { ApiKeyPrincipal, Principal } from '../common/principal';
 import { PlanLimits, PlanLimitsService } from '../plans/plan-limits.service';
 import type { CounterStorage, WindowPeek } from './counter-storage';
-import { RateLimitState, toRateLimitState } from './rate-limit-state';
+import { RateLimitState, toRateLimitState } from '../common/rate-limit-headers';
 
 export const WINDOW_MS = 60_000;
 

@@ -1,6 +1,5 @@
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
-import type { CounterStorage, WindowPeek } from './counter-storage';
+import type { CounterStorage, ThrottlerStorageRecord, WindowPeek } from './counter-storage';
 import Redis from 'ioredis';
 import { firstConnectionAttempt } from '../common/redis-first-connection';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';

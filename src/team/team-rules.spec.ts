@@ -1,4 +1,4 @@
-import { ROLES, Role } from '../auth/principal';
+import { ROLES, Role } from '../common/principal';
 import { AppError } from '../common/errors/app-error';
 import { assertNotLastOwner, invitationRolesKept, isPending, mayActOnOwner, mayInvite, takesAnOwnerAway } from './team-rules';
 

@@ -8,11 +8,10 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { JwtAuth, Public } from '../auth/auth.decorators';
-import { Actor, CurrentActor, CurrentPrincipal } from '../auth/current-principal.decorator';
-import { AcceptInvitationDto, PasswordResetIssuedDto, TokenResponseDto } from '../auth/dto/login.dto';
-import { PasswordResetService } from '../auth/password-reset.service';
-import type { UserPrincipal } from '../auth/principal';
+import { JwtAuth, Public } from '../common/auth.decorators';
+import { Actor, CurrentActor, CurrentPrincipal } from '../common/current-principal.decorator';
+import { AcceptInvitationDto, PasswordResetIssuedDto, TokenResponseDto } from '../credentials/dto/login.dto';
+import type { UserPrincipal } from '../common/principal';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { IdParamDto } from '../common/dto/id-param.dto';
 import { UserIdParamDto } from '../common/dto/user-id-param.dto';
@@ -26,10 +25,7 @@ const CONFLICT = { status: 409, type: ErrorResponseDto, description: 'conflict â
 @ApiTags('Team')
 @Controller('team')
 export class TeamController {
-  constructor(
-    private readonly team: TeamService,
-    private readonly resets: PasswordResetService,
-  ) {}
+  constructor(private readonly team: TeamService) {}
 
   @Get('members')
   @JwtAuth()
@@ -94,7 +90,7 @@ export class TeamController {
     @Param() { userId }: UserIdParamDto,
     @Res({ passthrough: true }) reply: Reply,
   ): Promise<PasswordResetIssuedDto> {
-    const issued = await this.resets.issueFor(actor, userId);
+    const issued = await this.team.issuePasswordReset(actor, userId);
     void reply.status(issued.emailed ? 202 : 201);
     return issued;
   }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../auth/auth.module';
+import { CredentialsModule } from '../credentials/credentials.module';
 import { InvitationsController, TeamController } from './team.controller';
 import { TeamService } from './team.service';
 
-@Module({ imports: [AuthModule], controllers: [TeamController, InvitationsController], providers: [TeamService] })
+@Module({ imports: [CredentialsModule], controllers: [TeamController, InvitationsController], providers: [TeamService] })
 export class TeamModule {}

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { normalizeEmail } from '../common/email';
-import { CHALLENGE } from '../auth/challenges';
-import type { Actor } from '../auth/current-principal.decorator';
-import { TokenResponseDto } from '../auth/dto/login.dto';
-import { hashPassword, passwordProblems } from '../auth/passwords';
-import type { Role } from '../auth/principal';
-import { TokenService } from '../auth/token.service';
+import { CHALLENGE } from '../common/errors/challenges';
+import type { Actor } from '../common/current-principal.decorator';
+import { PasswordResetIssuedDto, TokenResponseDto } from '../credentials/dto/login.dto';
+import { PasswordResetService } from '../credentials/password-reset.service';
+import { hashPassword, passwordProblems } from '../credentials/passwords';
+import type { Role } from '../common/principal';
+import { TokenService } from '../credentials/token.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
@@ -43,6 +44,7 @@ export class TeamService {
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
     private readonly mailer: Mailer,
+    private readonly resets: PasswordResetService,
   ) {}
 
   async members(accountId: string): Promise<MemberDto[]> {
@@ -182,6 +184,16 @@ ${this.mailer.link('/accept-invitation', token)}
       return created;
     });
     return this.tokens.issue(user);
+  }
+
+  /** A password reset for a member of the actor's account; an ADMIN not for an OWNER. */
+  async issuePasswordReset(actor: Actor, userId: string): Promise<PasswordResetIssuedDto> {
+    const member = await this.prisma.user.findFirst({ where: { id: userId, accountId: actor.accountId } });
+    if (member === null) throw new AppError('not_found', 'No such member.');
+    if (!mayActOnOwner(actor.role, member.role as Role)) {
+      throw new AppError('insufficient_permissions', 'Only an OWNER may reset an OWNER’s password.');
+    }
+    return this.resets.issueFor(actor, member);
   }
 
   async changeRole(actor: Actor, userId: string, role: Role): Promise<MemberDto> {

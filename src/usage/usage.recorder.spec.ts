@@ -1,4 +1,4 @@
-import type { ApiKeyPrincipal, UserPrincipal } from '../auth/principal';
+import type { ApiKeyPrincipal, UserPrincipal } from '../common/principal';
 import type { AppConfig } from '../config/app-config';
 import type { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from './usage.recorder';

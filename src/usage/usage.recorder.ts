@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import type { ApiKeyPrincipal, Principal } from '../auth/principal';
+import type { ApiKeyPrincipal, Principal } from '../common/principal';
 import { PrismaService } from '../prisma/prisma.service';
 
 export interface UsageHit {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { UserPrincipal } from '../auth/principal';
+import type { UserPrincipal } from '../common/principal';
 import { AppError } from '../common/errors/app-error';
 import type { WebhookEndpoint } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';

@@ -1,7 +1,6 @@
 import { Controller, Get, Logger, OnModuleInit, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
-import { Public } from '../auth/auth.decorators';
+import { Public, SkipRateLimit } from '../common/auth.decorators';
 import { AppError } from '../common/errors/app-error';
 import type { Reply, Request } from '../common/request';
 import { BuiltFile, sendBuilt } from '../common/built-file';
@@ -18,7 +17,7 @@ const NOT_BUILT = 'The widget script is not built: `npm run build` (or `npm run 
  * gets a new path.
  */
 @ApiExcludeController()
-@SkipThrottle()
+@SkipRateLimit()
 @Public()
 @Controller('widget/v1')
 export class WidgetScriptController implements OnModuleInit {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createChallenge } from 'altcha-lib/v1';
-import type { ApiKeyPrincipal } from '../auth/principal';
+import type { ApiKeyPrincipal } from '../common/principal';
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { resolveWidgetSecrets } from '../config/secrets';

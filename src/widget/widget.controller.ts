@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
-import { ApiKeyAuth } from '../auth/auth.decorators';
-import type { ApiKeyRequest } from '../auth/current-principal.decorator';
+import { ApiKeyAuth } from '../common/auth.decorators';
+import type { ApiKeyRequest } from '../common/current-principal.decorator';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
 import { PlanLimitsService } from '../plans/plan-limits.service';

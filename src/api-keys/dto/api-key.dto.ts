@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
+import { API_KEY_SCOPES, ApiKeyScope } from '../../common/principal';
 
 /** An API key as lists and reads show it: never the secret, never its hash. */
 export class ApiKeyDto {

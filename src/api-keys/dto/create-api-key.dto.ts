@@ -15,7 +15,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { IsOmittable } from '../../common/validation';
-import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
+import { API_KEY_SCOPES, ApiKeyScope } from '../../common/principal';
 
 /** Bounds of a key's challenge difficulty: below, no work; above, minutes on a phone. */
 export const CHALLENGE_MAX_NUMBER_MIN = 1000;

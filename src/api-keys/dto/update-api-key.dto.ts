@@ -1,5 +1,5 @@
 import { ApiPropertyOptional, PartialType, PickType } from '@nestjs/swagger';
-import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/principal';
+import { API_KEY_SCOPES, ApiKeyScope } from '../../common/principal';
 import { CreateApiKeyDto } from './create-api-key.dto';
 
 /** Every field optional; an absent field keeps its value; null is refused (400), never written. */

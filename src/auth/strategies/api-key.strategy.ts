@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { HeaderAPIKeyStrategy } from 'passport-headerapikey';
 import { ApiKeyAuthService } from '../../api-keys/api-key-auth.service';
-import type { ApiKeyPrincipal } from '../principal';
+import type { ApiKeyPrincipal } from '../../common/principal';
 import { verifyWith } from './authenticate-with';
 
 /**

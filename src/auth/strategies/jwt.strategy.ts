@@ -3,9 +3,9 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Jwt } from 'jsonwebtoken';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { AppError } from '../../common/errors/app-error';
-import { TokenPayload, TokenService } from '../token.service';
+import { TokenPayload, TokenService } from '../../credentials/token.service';
 import { UserPrincipalService } from '../user-principal.service';
-import type { UserPrincipal } from '../principal';
+import type { UserPrincipal } from '../../common/principal';
 
 /** How far a token's `iat` may lie ahead of this instance's clock (docs/DECISIONS.md, "Tokens"). */
 export const CLOCK_SKEW_SECONDS = 60;

@@ -1,4 +1,4 @@
-import type { Principal } from '../../auth/principal';
+import type { Principal } from '../principal';
 import { DEFAULT_MESSAGES, ERROR_STATUS, ErrorCode } from './error-codes';
 
 export interface ErrorDetail {

@@ -1,6 +1,6 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 import { IsEmail, IsIn, IsString, MaxLength } from 'class-validator';
-import { ROLES, Role } from '../../auth/principal';
+import { ROLES, Role } from '../../common/principal';
 
 export class MemberDto {
   @ApiProperty({ description: 'User id.', format: 'uuid' })

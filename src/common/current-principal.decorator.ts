@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Request } from '../common/request';
+import type { Request } from './request';
 import type { ApiKeyPrincipal, UserPrincipal } from './principal';
 
 /**

@@ -1,8 +1,8 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiBearerAuth, ApiExtension, ApiResponse, ApiSecurity } from '@nestjs/swagger';
-import { ErrorResponseDto } from '../common/dto/error-response.dto';
-import { perRoute } from '../common/per-route';
+import { ErrorResponseDto } from './dto/error-response.dto';
+import { perRoute } from './per-route';
 import { ApiKeyScope, Role, ROLES } from './principal';
 
 export type AuthRequirement =
@@ -60,4 +60,18 @@ export const requirementOf = perRoute(
   (handler, controller): AuthRequirement =>
     reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [handler as () => void, controller as () => void]) ??
     UNDECLARED,
+);
+
+const NOT_RATE_LIMITED = 'gatehouse:not-rate-limited';
+
+/**
+ * The route is not counted and gets no rate-limit headers: probes, static files and dashboard
+ * pages, which carry no credential and cost no database work (docs/API.md, "Rate limits").
+ */
+export const SkipRateLimit = () => SetMetadata(NOT_RATE_LIMITED, true);
+
+/** Whether the route (handler or controller) skips the rate limiter. */
+export const skipsRateLimit = perRoute(
+  (handler, controller): boolean =>
+    reflector.getAllAndOverride<boolean | undefined>(NOT_RATE_LIMITED, [handler as () => void, controller as () => void]) === true,
 );

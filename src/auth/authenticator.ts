@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { TokenExpiredError } from 'jsonwebtoken';
 import type { Strategy } from 'passport-strategy';
-import { AppError } from '../../common/errors/app-error';
-import type { Request } from '../../common/request';
-import type { AuthRequirement } from '../auth.decorators';
-import { CHALLENGE } from '../challenges';
-import type { ApiKeyPrincipal, Principal, UserPrincipal } from '../principal';
-import { ApiKeyStrategy } from '../strategies/api-key.strategy';
-import { authenticateWith, StrategyVerdict } from '../strategies/authenticate-with';
-import { JwtStrategy } from '../strategies/jwt.strategy';
+import { AppError } from '../common/errors/app-error';
+import type { Request } from '../common/request';
+import type { AuthRequirement } from '../common/auth.decorators';
+import { CHALLENGE } from '../common/errors/challenges';
+import type { ApiKeyPrincipal, Principal, UserPrincipal } from '../common/principal';
+import { ApiKeyStrategy } from './strategies/api-key.strategy';
+import { authenticateWith, StrategyVerdict } from './strategies/authenticate-with';
+import { JwtStrategy } from './strategies/jwt.strategy';
 
 /**
  * What authentication decided: the caller (null on a public route), or the error that refused its

@@ -1,11 +1,11 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { endpointOf, Reply, Request } from '../request';
-import { RateLimitService } from '../../rate-limit/rate-limit.service';
-import { writeRateLimitHeaders } from '../../rate-limit/rate-limit-state';
-import { isDatabaseUnavailable } from '../../prisma/database-errors';
-import { AppError } from './app-error';
-import { errorBody, ERROR_CONTENT_TYPE } from './error-body';
-import { ErrorCode } from './error-codes';
+import { endpointOf, Reply, Request } from '../common/request';
+import { RateLimitService } from '../rate-limit/rate-limit.service';
+import { writeRateLimitHeaders } from '../common/rate-limit-headers';
+import { isDatabaseUnavailable } from '../prisma/database-errors';
+import { AppError } from '../common/errors/app-error';
+import { errorBody, ERROR_CONTENT_TYPE } from '../common/errors/error-body';
+import { ErrorCode } from '../common/errors/error-codes';
 
 const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   400: 'validation_failed',

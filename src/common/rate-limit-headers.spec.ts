@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { RateLimitState, toRateLimitState, writeRateLimitHeaders } from './rate-limit-state';
+import { RateLimitState, toRateLimitState, writeRateLimitHeaders } from './rate-limit-headers';
 
 /** Records headers as Fastify keeps them: by lower-cased name (HTTP names are case-insensitive). */
 function fakeReply(): { reply: FastifyReply; headers: Map<string, unknown>; calls: string[] } {

@@ -1,6 +1,6 @@
-import { AppError } from '../../common/errors/app-error';
-import type { AuthRequirement } from '../auth.decorators';
-import type { AuthVerdict } from './authentication';
+import { AppError } from '../common/errors/app-error';
+import type { AuthRequirement } from '../common/auth.decorators';
+import type { AuthVerdict } from '../auth/authenticator';
 
 /**
  * The authentication verdict, then role (JWT) or scope (API key): throws the refusal. (A key's

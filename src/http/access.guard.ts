@@ -1,10 +1,10 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { AppError } from '../../common/errors/app-error';
-import { keyAllowsOrigin } from '../../cors/origins';
-import type { Request } from '../../common/request';
-import { RateLimitGuard } from '../../rate-limit/rate-limit.guard';
-import { AuthRequirement, requirementOf } from '../auth.decorators';
-import { Authenticator, AuthVerdict } from './authentication';
+import { AppError } from '../common/errors/app-error';
+import { keyAllowsOrigin } from '../cors/origins';
+import type { Reply, Request } from '../common/request';
+import { RateLimiter } from '../rate-limit/rate-limiter';
+import { AuthRequirement, requirementOf, skipsRateLimit } from '../common/auth.decorators';
+import { Authenticator, AuthVerdict } from '../auth/authenticator';
 import { authorise } from './authorization';
 
 /** docs/API.md, "Browser clients (CORS)": a browser call from an origin the key does not list. */
@@ -23,7 +23,7 @@ const ORIGIN_REFUSED = Object.freeze(new AppError('insufficient_permissions', 'T
 export class AccessGuard implements CanActivate {
   constructor(
     private readonly authenticator: Authenticator,
-    private readonly rateLimit: RateLimitGuard,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -57,9 +57,9 @@ export class AccessGuard implements CanActivate {
     // Usage analytics count a refused key whose owner is known (revoked, expired) for that owner.
     if (verdict instanceof AppError && verdict.attributedTo !== undefined) req.attributedTo = verdict.attributedTo;
     const authorised = () => authorise(requirement, verdict);
-    if (this.rateLimit.isSkipped(context)) return authorised();
+    if (skipsRateLimit(context)) return authorised();
     // Widget routes are called by every visitor of a site: each visitor (client IP) is limited too.
     const perVisitor = requirement.method === 'apiKey' && requirement.scope === 'widget' && req.user !== null;
-    return this.rateLimit.count(context, authorised, perVisitor);
+    return this.rateLimiter.count(req, context.getArgByIndex<Reply>(1), authorised, perVisitor);
   }
 }

@@ -1,4 +1,3 @@
-import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import type { FastifyReply } from 'fastify';
 
 /** One limiter verdict: the numbers behind every rate-limit header of a response. */
@@ -11,7 +10,15 @@ export interface RateLimitState {
   readonly exceeded: boolean;
 }
 
-export function toRateLimitState(limit: number, record: ThrottlerStorageRecord): RateLimitState {
+/** A counter's answer, as @nestjs/throttler's storage gives it (the fields read here). */
+export interface CounterRecord {
+  readonly totalHits: number;
+  /** Seconds. */
+  readonly timeToExpire: number;
+  readonly isBlocked: boolean;
+}
+
+export function toRateLimitState(limit: number, record: CounterRecord): RateLimitState {
   return {
     limit,
     remaining: Math.max(0, limit - record.totalHits),

@@ -8,7 +8,7 @@ import {
   PayloadTooLargeException,
   UnsupportedMediaTypeException,
 } from '@nestjs/common';
-import { AppError } from './app-error';
+import { AppError } from '../common/errors/app-error';
 import { toAppError } from './app-exception.filter';
 
 describe('toAppError', () => {

@@ -7,13 +7,11 @@ import type { Prisma } from '../generated/prisma/client';
 import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
-import { CHALLENGE } from './challenges';
-import type { Actor } from './current-principal.decorator';
+import { CHALLENGE } from '../common/errors/challenges';
+import type { Actor } from '../common/current-principal.decorator';
 import { PasswordResetIssuedDto, TokenResponseDto } from './dto/login.dto';
 import { hashPassword, passwordProblems } from './passwords';
 import { TokenService } from './token.service';
-import { mayActOnOwner } from '../team/team-rules';
-import type { Role } from './principal';
 
 export const RESET_TTL_MS = 3600_000;
 
@@ -34,13 +32,11 @@ export class PasswordResetService {
     private readonly mailer: Mailer,
   ) {}
 
-  /** For a member of the actor's account; an ADMIN not for an OWNER. E-mailed when SMTP_URL is set. */
-  async issueFor(actor: Actor, userId: string): Promise<PasswordResetIssuedDto> {
-    const member = await this.prisma.user.findFirst({ where: { id: userId, accountId: actor.accountId } });
-    if (member === null) throw new AppError('not_found', 'No such member.');
-    if (!mayActOnOwner(actor.role, member.role as Role)) {
-      throw new AppError('insufficient_permissions', 'Only an OWNER may reset an OWNER’s password.');
-    }
+  /**
+   * For a member of the actor's account, whom the team's rules let the actor act on (the caller,
+   * TeamService, decides that). E-mailed when SMTP_URL is set.
+   */
+  async issueFor(actor: Actor, member: { readonly id: string; readonly email: string }): Promise<PasswordResetIssuedDto> {
     const { token, expiresAt } = await this.prisma.$transaction(async (tx) => {
       const issued = await this.create(tx, member.id, actor.userId);
       await this.audit.recordBy(tx, actor, 'team.password_reset_issued', { type: 'user', id: member.id }, { emailed: this.mailer.enabled });

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { PasswordResetService } from './password-reset.service';
+import { TokenService } from './token.service';
+
+/**
+ * What proves a person: passwords (policy and hashing), the dashboard's JWTs, one-time password
+ * resets. Used by sign-in (auth), sign-up and invitations (accounts, team); imports no feature
+ * that uses it.
+ */
+@Module({
+  providers: [TokenService, PasswordResetService],
+  exports: [TokenService, PasswordResetService],
+})
+export class CredentialsModule {}
