@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Response } from 'supertest';
 import { ApiKeyUsageTracker } from '../../src/api-keys/api-key-usage.tracker';
-import type { Role } from '../../src/auth/principal';
+import type { Role } from '../../src/common/principal';
 import { listeningPort, rawGet } from '../utils/raw-http';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
 

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { JwtAuth, Public } from '../../src/auth/auth.decorators';
-import { declaredRoutes, routesOf } from '../../src/auth/declared-routes';
+import { JwtAuth, Public } from '../../src/common/auth.decorators';
+import { declaredRoutes, routesOf } from '../../src/common/declared-routes';
 import { startApp, TestApp } from '../utils/test-app';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import { ROLES, Role } from '../../src/auth/principal';
+import { ROLES, Role } from '../../src/common/principal';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp, TestUser } from '../utils/test-app';
 import { documentedRoutes } from './shared/routes';
 

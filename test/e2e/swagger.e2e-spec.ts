@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { AuthRequirement } from '../../src/auth/auth.decorators';
+import type { AuthRequirement } from '../../src/common/auth.decorators';
 import { ERROR_STATUS, ErrorCode } from '../../src/common/errors/error-codes';
 import { createAccount, startApp, TestApp } from '../utils/test-app';
 

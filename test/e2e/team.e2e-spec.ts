@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Response, Test } from 'supertest';
-import type { Role } from '../../src/auth/principal';
+import type { Role } from '../../src/common/principal';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp, TestUser } from '../utils/test-app';
 
 const NEW_PASSWORD = 'a new and long enough passphrase';

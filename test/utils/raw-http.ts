@@ -30,12 +30,13 @@ export function rawGet(port: number, path: string, headers: OutgoingHttpHeaders)
 }
 
 /**
- * Bytes written to the socket as they are, and everything the server answers until it closes;
- * `keepOpen` leaves our side open, as a client still sending would.
+ * Bytes written to the socket as they are, and everything the server answers until it closes. Our
+ * side stays open, as a client waiting for its answer (or still sending) keeps it: Node aborts the
+ * request of a client that half-closes, so an answer that waits on I/O (a Redis counter) would be lost.
  */
-export function rawExchange(port: number, bytes: string, { keepOpen = false } = {}): Promise<string> {
+export function rawExchange(port: number, bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => (keepOpen ? socket.write(bytes) : socket.end(bytes)));
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
     let text = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (text += chunk));

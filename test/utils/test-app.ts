@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
-import { hashPassword } from '../../src/auth/passwords';
-import type { Role } from '../../src/auth/principal';
-import { TokenService } from '../../src/auth/token.service';
+import { hashPassword } from '../../src/credentials/passwords';
+import type { Role } from '../../src/common/principal';
+import { TokenService } from '../../src/credentials/token.service';
 import { createApp } from '../../src/app.setup';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/prisma/prisma.service';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuthRequirement } from '../../../src/auth/auth.decorators';
+import type { AuthRequirement } from '../../../src/common/auth.decorators';
 import type { TestApp } from '../../utils/test-app';
 
 export interface DocumentedRoute {

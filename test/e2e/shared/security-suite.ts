@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import type { Response } from 'supertest';
 import { generateApiKey } from '../../../src/api-keys/api-key-secret';
-import { API_KEY_SCOPES, ROLES } from '../../../src/auth/principal';
+import { API_KEY_SCOPES, ROLES } from '../../../src/common/principal';
 import { expectError, expectRateLimitHeaders, TestAccount, TestApp } from '../../utils/test-app';
 import type { DocumentedRoute } from './routes';
 
