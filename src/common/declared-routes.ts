@@ -14,9 +14,11 @@ export interface DeclaredRoute {
   readonly declared: AuthRequirement | undefined;
 }
 
-/** Fastify route config (`req.routeOptions.config`) of every controller route. */
-export interface RouteAuthConfig {
-  readonly auth?: AuthRequirement;
+declare module 'fastify' {
+  /** Fastify route config (`req.routeOptions.config`): every controller route's, see publishAuthToRouteConfig. */
+  interface FastifyContextConfig {
+    readonly auth?: AuthRequirement;
+  }
 }
 
 /** Every route handler of the given controllers, found the way Nest's router finds them. */

@@ -6,9 +6,11 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { declaredRoutes } from './declared-routes';
 import { AppError } from './errors/app-error';
 
-/** Fastify route config (`req.routeOptions.config`) of a controller route that declares no @Query(). */
-interface NoQueryConfig {
-  readonly takesNoQuery?: true;
+declare module 'fastify' {
+  /** Fastify route config (`req.routeOptions.config`): true on a controller route that declares no @Query(). */
+  interface FastifyContextConfig {
+    readonly takesNoQuery?: true;
+  }
 }
 
 const QUERY_ARG = `${RouteParamtypes.QUERY}:`;
@@ -31,7 +33,7 @@ export function refuseUndeclaredQueries(app: NestFastifyApplication): void {
     .getHttpAdapter()
     .getInstance()
     .addHook('onRoute', (route) => {
-      if ((route.config as NoQueryConfig | undefined)?.takesNoQuery !== true || !route.url.startsWith('/api/')) return;
+      if (route.config?.takesNoQuery !== true || !route.url.startsWith('/api/')) return;
       route.onRequest = [...[route.onRequest ?? []].flat(), refuseAnyQuery];
     });
 }

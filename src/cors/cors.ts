@@ -1,7 +1,6 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthRequirement } from '../common/auth.decorators';
-import type { RouteAuthConfig } from '../common/declared-routes';
 import { normalizeOrigin } from './origins';
 
 /** What page scripts may read (docs/API.md, "Browser clients (CORS)"): the rate-limit headers, Retry-After and the request id. */
@@ -49,7 +48,7 @@ export function installCors(app: NestFastifyApplication, dashboardOrigins: reado
   };
 
   fastify.addHook('onRoute', (route) => {
-    const auth = (route.config as RouteAuthConfig | undefined)?.auth;
+    const auth = route.config?.auth;
     if (auth === undefined || !API_PATH.test(route.url)) return;
     let methods = routes.get(route.url);
     if (methods === undefined) {
@@ -89,7 +88,7 @@ export function installCors(app: NestFastifyApplication, dashboardOrigins: reado
       reply.code(204).send();
       return;
     }
-    const auth = (req.routeOptions.config as RouteAuthConfig | undefined)?.auth;
+    const auth = req.routeOptions.config?.auth;
     if (auth !== undefined && admits(auth, origin)) {
       reply.header('Access-Control-Allow-Origin', origin).header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     }
