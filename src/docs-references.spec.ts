@@ -34,7 +34,7 @@ const REFERENCE = /((?:\.{1,2}\/|[\w-]+\/)*[\w-]+\.md)\b(?:,? ?["“]([^"”]+)[
 
 function referencesIn(path: string): Reference[] {
   const from = relative(ROOT, path);
-  return [...unwrapped(readFileSync(path, 'utf8')).matchAll(REFERENCE)].map(([, file, section]) => ({ from, file: file!, section }));
+  return [...unwrapped(readFileSync(path, 'utf8')).matchAll(REFERENCE)].map(([, file, section]) => ({ from, file, section }));
 }
 
 /** The headings of a Markdown file, outside code blocks, as written after the #s. */
@@ -44,7 +44,7 @@ function headingsOf(path: string): Set<string> {
   for (const line of readFileSync(path, 'utf8').split('\n')) {
     if (line.startsWith('```')) inCode = !inCode;
     const heading = inCode ? null : /^#{1,6}\s+(.+?)\s*#*$/.exec(line);
-    if (heading !== null) headings.add(heading[1]!);
+    if (heading !== null) headings.add(heading[1]);
   }
   return headings;
 }

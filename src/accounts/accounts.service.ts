@@ -67,7 +67,7 @@ export class AccountsService {
           },
           select: { id: true, users: { select: { id: true } } },
         });
-        const created = { accountId: account.id, ownerId: account.users[0]!.id };
+        const created = { accountId: account.id, ownerId: account.users[0].id };
         if (audited !== undefined) {
           await this.audit.record(tx, {
             accountId: created.accountId,

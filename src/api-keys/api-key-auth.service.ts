@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ApiKeyPrincipal, ApiKeyScope } from '../common/principal';
+import type { ApiKeyPrincipal } from '../common/principal';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { ReadThroughCache } from '../cache/read-through-cache';
 import { AppError } from '../common/errors/app-error';
@@ -92,7 +92,7 @@ export class ApiKeyAuthService {
           kind: 'apiKey',
           keyId: row.id,
           accountId: row.accountId,
-          scopes: row.scopes as ApiKeyScope[],
+          scopes: row.scopes,
           allowedOrigins: row.allowedOrigins,
           challengeMaxNumber: row.challengeMaxNumber,
         },

@@ -38,7 +38,7 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
       { field: 'cursor', message: 'cursor must be a nextCursor value' },
     ]);
   }
-  return { createdAt, id: id! };
+  return { createdAt, id };
 }
 
 @Injectable()

@@ -59,7 +59,7 @@ export class AuthController {
   @ApiNoContentResponse({ description: 'Signed out.' })
   logout(@CurrentActor() actor: Actor, @Req() req: Request): Promise<void> {
     // The guard verified the token; its id and expiry are read back from it.
-    const token = /^bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')![1]!;
+    const token = /^bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')![1];
     const { jti, exp } = decode(token, { json: true }) as { jti: string; exp: number };
     return this.auth.logout(actor, { jti, exp });
   }

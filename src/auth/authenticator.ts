@@ -65,7 +65,7 @@ export class Authenticator {
         CHALLENGE.bearer,
       );
     }
-    if (sent.length !== 1 || !BEARER_CREDENTIALS.test(sent[0]!)) throw new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
+    if (sent.length !== 1 || !BEARER_CREDENTIALS.test(sent[0])) throw new AppError('invalid_token').withChallenge(CHALLENGE.invalidToken);
     return judge<UserPrincipal>(this.jwtStrategy, req, bearerFailure, bearerPrincipal);
   }
 }

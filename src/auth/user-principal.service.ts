@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { ReadThroughCache } from '../cache/read-through-cache';
 import { PrismaService } from '../prisma/prisma.service';
-import type { Role, UserPrincipal } from '../common/principal';
+import type { UserPrincipal } from '../common/principal';
 
 export interface CachedUser {
   readonly principal: UserPrincipal;
@@ -53,7 +53,7 @@ export class UserPrincipalService {
       const row = byId.get(id);
       if (row === undefined) return ABSENT;
       return {
-        principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role as Role },
+        principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role },
         tokenVersion: row.tokenVersion,
         revokedTokens: row.revokedTokens.length === 0 ? NONE : new Set(row.revokedTokens.map((r) => r.jti)),
       };

@@ -75,7 +75,7 @@ describe('generated secrets with DATA_DIR=memory://', () => {
     const jwt = resolveJwtSecret(config);
     const [widget] = resolveWidgetSecrets(config);
     expect(Buffer.byteLength(jwt)).toBeGreaterThanOrEqual(32);
-    expect(Buffer.byteLength(widget!)).toBeGreaterThanOrEqual(32);
+    expect(Buffer.byteLength(widget)).toBeGreaterThanOrEqual(32);
     expect(widget).not.toBe(jwt);
     expect(resolveJwtSecret(config)).toBe(jwt);
     expect(resolveWidgetSecrets(config)).toEqual([widget]);

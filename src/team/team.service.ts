@@ -19,7 +19,7 @@ import { assertNotLastOwner, invitationRolesKept, isPending, mayActOnOwner, mayI
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
-const toMemberDto = (u: User): MemberDto => ({ id: u.id, email: u.email, role: u.role as Role, createdAt: u.createdAt.toISOString() });
+const toMemberDto = (u: User): MemberDto => ({ id: u.id, email: u.email, role: u.role, createdAt: u.createdAt.toISOString() });
 
 /** An invitation still usable at `now`: not accepted, not revoked, not expired. */
 const pendingAt = (now: Date) => ({ acceptedAt: null, revokedAt: null, expiresAt: { gt: now } });
@@ -116,7 +116,7 @@ ${this.mailer.link('/accept-invitation', token)}
     return rows.map((r) => ({
       id: r.id,
       email: r.email,
-      role: r.role as Role,
+      role: r.role,
       expiresAt: r.expiresAt.toISOString(),
       createdAt: r.createdAt.toISOString(),
       invitedBy: (r.invitedById !== null && inviters.get(r.invitedById)) || null,
@@ -128,7 +128,7 @@ ${this.mailer.link('/accept-invitation', token)}
     const now = new Date();
     const invitation = await this.prisma.invitation.findFirst({ where: { id, accountId: actor.accountId, ...pendingAt(now) } });
     if (invitation === null) throw new AppError('not_found', 'No such pending invitation.');
-    if (!mayActOnOwner(actor.role, invitation.role as Role)) {
+    if (!mayActOnOwner(actor.role, invitation.role)) {
       throw new AppError('insufficient_permissions', 'Only an OWNER may revoke an invitation to become OWNER.');
     }
     await this.prisma.$transaction(async (tx) => {
@@ -166,7 +166,7 @@ ${this.mailer.link('/accept-invitation', token)}
         invitation.invitedById === null
           ? null
           : await tx.user.findFirst({ where: { id: invitation.invitedById, accountId: invitation.accountId } });
-      if (inviter === null || !mayInvite(inviter.role as Role, invitation.role as Role)) throw refused();
+      if (inviter === null || !mayInvite(inviter.role, invitation.role)) throw refused();
       if ((await tx.user.count({ where: { email: invitation.email } })) > 0)
         throw new AppError('conflict', 'A user with this email exists.');
       const created = await tx.user.create({
@@ -190,7 +190,7 @@ ${this.mailer.link('/accept-invitation', token)}
   async issuePasswordReset(actor: Actor, userId: string): Promise<PasswordResetIssuedDto> {
     const member = await this.prisma.user.findFirst({ where: { id: userId, accountId: actor.accountId } });
     if (member === null) throw new AppError('not_found', 'No such member.');
-    if (!mayActOnOwner(actor.role, member.role as Role)) {
+    if (!mayActOnOwner(actor.role, member.role)) {
       throw new AppError('insufficient_permissions', 'Only an OWNER may reset an OWNER’s password.');
     }
     return this.resets.issueFor(actor, member);
@@ -198,10 +198,10 @@ ${this.mailer.link('/accept-invitation', token)}
 
   async changeRole(actor: Actor, userId: string, role: Role): Promise<MemberDto> {
     const updated = await this.withOwnersLocked(actor, userId, async (tx, member) => {
-      if (!mayActOnOwner(actor.role, member.role as Role, role)) {
+      if (!mayActOnOwner(actor.role, member.role, role)) {
         throw new AppError('insufficient_permissions', 'Only an OWNER may grant or change the OWNER role.');
       }
-      if (takesAnOwnerAway(member.role as Role, role)) await this.assertNotLastOwner(tx, actor.accountId);
+      if (takesAnOwnerAway(member.role, role)) await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, role);
       await this.audit.recordBy(tx, actor, 'team.role_changed', { type: 'user', id: userId }, { to: role });
       return tx.user.update({ where: { id: member.id }, data: { role } });
@@ -213,9 +213,8 @@ ${this.mailer.link('/accept-invitation', token)}
   /** The member's tokens stop working at once: their user row is gone. */
   async remove(actor: Actor, userId: string): Promise<void> {
     await this.withOwnersLocked(actor, userId, async (tx, member) => {
-      if (!mayActOnOwner(actor.role, member.role as Role))
-        throw new AppError('insufficient_permissions', 'Only an OWNER may remove an OWNER.');
-      if (takesAnOwnerAway(member.role as Role, null)) await this.assertNotLastOwner(tx, actor.accountId);
+      if (!mayActOnOwner(actor.role, member.role)) throw new AppError('insufficient_permissions', 'Only an OWNER may remove an OWNER.');
+      if (takesAnOwnerAway(member.role, null)) await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, null);
       await this.audit.recordBy(tx, actor, 'team.member_removed', { type: 'user', id: userId }, { email: member.email, role: member.role });
       return tx.user.delete({ where: { id: member.id } });

@@ -1,5 +1,4 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import type { Logger as PinoLogger } from 'pino';
 import { PINO } from '../../src/logging/logging.module';
@@ -35,7 +34,7 @@ describe('a client that leaves in the middle of its body', () => {
 
   it('is logged at debug level, not as a failure or a database outage, and creates nothing', async () => {
     const account = await createAccount(t);
-    const server = t.app.getHttpServer() as Server;
+    const server = t.app.getHttpServer();
     if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
     // Expect: 100-continue — the server's "100 Continue" says the request has reached the app.

@@ -215,7 +215,7 @@ describe('GET /api/v1/audit-log', () => {
           },
         ],
       });
-      const at = Date.parse(found[0]!.createdAt);
+      const at = Date.parse(found[0].createdAt);
       expect(at).toBeGreaterThanOrEqual(startedAt - 5_000);
       expect(at).toBeLessThanOrEqual(finishedAt + 5_000);
     }
@@ -236,7 +236,7 @@ describe('GET /api/v1/audit-log', () => {
     const order = ours.map((e) => Number(e.requestId.split('-').pop()));
     // Events of one millisecond may tie; every other pair follows the script backwards.
     for (let i = 1; i < ours.length; i++) {
-      if (ours[i - 1]!.createdAt !== ours[i]!.createdAt) expect(order[i - 1]).toBeGreaterThan(order[i]!);
+      if (ours[i - 1].createdAt !== ours[i].createdAt) expect(order[i - 1]).toBeGreaterThan(order[i]);
     }
     expect(order[0]).toBe(18);
     expect(order[order.length - 1]).toBe(1);
@@ -261,8 +261,8 @@ describe('GET /api/v1/audit-log', () => {
   it('filters by time: from is inclusive, to is exclusive', async () => {
     const events = await all();
     const ascending = [...events].reverse();
-    const from = ascending[3]!.createdAt;
-    const to = ascending[ascending.length - 3]!.createdAt;
+    const from = ascending[3].createdAt;
+    const to = ascending[ascending.length - 3].createdAt;
     const inWindow = (lo: string | undefined, hi: string | undefined) =>
       events
         .filter(

@@ -76,7 +76,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
 
     const created = row(page, 'Checkout page');
     await created.waitFor();
-    const stored = (await d.t.prisma.apiKey.findFirstOrThrow({ where: { accountId: account.id, name: 'Checkout page' } }))!;
+    const stored = await d.t.prisma.apiKey.findFirstOrThrow({ where: { accountId: account.id, name: 'Checkout page' } });
     expect(stored).toMatchObject({
       scopes: ['widget', 'verify'],
       allowedOrigins: ['https://shop.example.com', 'https://www.example.com'],

@@ -146,7 +146,7 @@ describeInBrowser('dashboard: team, in Chromium', () => {
     expect((await login(d, email, newer)).status).toBe(401);
 
     const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('gatehouse.session')!).token as string);
-    const secrets = [token, link.split('#token=')[1]!, resetLink.split('#token=')[1]!];
+    const secrets = [token, link.split('#token=')[1], resetLink.split('#token=')[1]];
     expect(urls.filter((u) => secrets.some((s) => u.includes(s)))).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();

@@ -28,7 +28,7 @@ import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-
     const { key } = await (await createAccount(setup, 'free')).createKey();
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        fetch(`${instances[i % 2]!.url}/api/v1/public/ping`, { headers: { 'X-Api-Key': key } }).then(async (r) => ({
+        fetch(`${instances[i % 2].url}/api/v1/public/ping`, { headers: { 'X-Api-Key': key } }).then(async (r) => ({
           status: r.status,
           limit: r.headers.get('x-ratelimit-limit'),
           remaining: Number(r.headers.get('x-ratelimit-remaining')),
@@ -49,7 +49,7 @@ import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-
   it('answers every request in flight when SIGTERM arrives, then stops cleanly', async () => {
     const { key } = await (await createAccount(setup, 'enterprise')).createKey();
     const inFlight = Array.from({ length: 100 }, (_, i) =>
-      fetch(`${instances[i % 2]!.url}/api/v1/public/ping`, { headers: { 'X-Api-Key': key } }).then((r) => r.status),
+      fetch(`${instances[i % 2].url}/api/v1/public/ping`, { headers: { 'X-Api-Key': key } }).then((r) => r.status),
     );
     const endings = await Promise.all(instances.map((i) => i.stop()));
     expect(await Promise.all(inFlight)).toEqual(Array(100).fill(200));

@@ -232,7 +232,7 @@ describe('OpenAPI', () => {
     });
 
     it('has a create-key example that the API accepts', async () => {
-      const properties = doc.components.schemas.CreateApiKeyDto!.properties!;
+      const properties = doc.components.schemas.CreateApiKeyDto.properties!;
       const example = Object.fromEntries(
         Object.entries(properties).flatMap(([prop, p]) => (p.example === undefined ? [] : [[prop, p.example]])),
       );
@@ -262,7 +262,7 @@ describe('OpenAPI', () => {
         .filter((f) => f.severity === 0)
         .filter(
           ({ path }) =>
-            path.includes('requestBody') || path.includes('parameters') || (path[0] === 'components' && inputSchemas.has(path[2]!)),
+            path.includes('requestBody') || path.includes('parameters') || (path[0] === 'components' && inputSchemas.has(path[2])),
         )
         .map((f) => `${f.code} ${f.path.join('.')}`);
       expect(onInputs).toEqual([]);

@@ -1,10 +1,10 @@
-import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders, type Server } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import type { TestApp } from './test-app';
 
 /** The port the app listens on, listening first if supertest has not: for requests supertest cannot make. */
 export async function listeningPort(t: TestApp): Promise<number> {
-  const server = t.app.getHttpServer() as Server;
+  const server = t.app.getHttpServer();
   if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
 }

@@ -33,5 +33,5 @@ export async function startInbox(): Promise<Inbox> {
 export function tokenIn(mail: ParsedMail): string {
   const match = /#token=([A-Za-z0-9_.%-]+)/.exec(mail.text ?? '');
   if (match === null) throw new Error(`no link with a token in: ${mail.text}`);
-  return decodeURIComponent(match[1]!);
+  return decodeURIComponent(match[1]);
 }
