@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineConfig } from 'prisma/config';
+import type { PGlite as PGliteDatabase } from '@electric-sql/pglite';
+import { defineConfig, type PrismaConfig } from 'prisma/config';
 
 // The Prisma CLI, offline: engine "js" runs migrations in the bundled WASM schema engine through a
 // driver adapter. DATABASE_URL set: PostgreSQL (`npm run db:migrate` = migrate deploy). Unset: the
@@ -11,18 +12,25 @@ const databaseUrl = process.env.DATABASE_URL || undefined;
 // downloading a native engine (which fails offline). With engine "js" the URL is never used.
 if (databaseUrl === undefined) process.env.DATABASE_URL = 'postgresql://embedded@localhost/pglite';
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the adapter's internals, patched below */
-async function pgliteFactory(dir: string) {
+/** What the CLI's adapter() answers with engine "js". */
+type AdapterFactory = Awaited<ReturnType<Extract<PrismaConfig, { engine: 'js' }>['adapter']>>;
+type Adapter = Awaited<ReturnType<AdapterFactory['connect']>>;
+/** PrismaPGlite's adapter maps PGlite's errors to Prisma's in a method of its own, outside the interface. */
+type PGliteAdapter = Adapter & { onError(error: unknown): never };
+
+async function pgliteFactory(dir: string): Promise<AdapterFactory> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { PrismaPGlite } = await import('pglite-prisma-adapter');
   mkdirSync(dir, { recursive: true });
-  const main = new PrismaPGlite(new PGlite(dir));
+  const pglite = new PGlite(dir);
+  const main = new PrismaPGlite(pglite);
   // pglite-prisma-adapter@0.7 workarounds for the CLI only: executeScript() does not await, and
   // parameterless executeRaw goes through the extended protocol, which refuses multi-statement
   // migration scripts in the shadow database (P3006). Route both through exec(), as pg does.
-  const patch = (adapter: any, db: any) => {
+  const patch = (connected: Adapter, db: PGliteDatabase): Adapter => {
+    const adapter = connected as PGliteAdapter;
     const executeRaw = adapter.executeRaw.bind(adapter);
-    adapter.executeRaw = async (q: { sql: string; args: unknown[] }) => {
+    adapter.executeRaw = async (q) => {
       if (q.args.length > 0) return executeRaw(q);
       try {
         await db.exec(q.sql);
@@ -31,7 +39,7 @@ async function pgliteFactory(dir: string) {
       }
       return 0;
     };
-    adapter.executeScript = async (sql: string) => {
+    adapter.executeScript = async (sql) => {
       try {
         await db.exec(sql);
       } catch (e) {
@@ -43,7 +51,7 @@ async function pgliteFactory(dir: string) {
   return {
     provider: main.provider,
     adapterName: main.adapterName,
-    connect: async () => patch(await main.connect(), (main as any).client),
+    connect: async () => patch(await main.connect(), pglite),
     connectToShadowDb: async () => {
       const shadow = new PGlite();
       const adapter = patch(await new PrismaPGlite(shadow).connect(), shadow);
@@ -58,7 +66,7 @@ async function pgliteFactory(dir: string) {
 }
 
 // The CLI calls adapter() more than once per command; a PGlite directory opens once per process.
-let factory: Promise<any> | undefined;
+let factory: Promise<AdapterFactory> | undefined;
 
 export default defineConfig({
   schema: join('prisma', 'schema.prisma'),

@@ -25,15 +25,16 @@ declare module 'fastify' {
 export function routesOf(controllers: readonly Type[]): DeclaredRoute[] {
   const reflector = new Reflector();
   const scanner = new MetadataScanner();
-  return controllers.flatMap((controller) =>
-    scanner.getAllMethodNames(controller.prototype).flatMap((methodName) => {
-      const handler = controller.prototype[methodName] as (...args: unknown[]) => unknown;
+  return controllers.flatMap((controller) => {
+    const prototype = controller.prototype as Record<string, unknown>;
+    return scanner.getAllMethodNames(prototype).flatMap((methodName) => {
+      const handler = prototype[methodName] as (...args: unknown[]) => unknown;
       if (Reflect.getMetadata(PATH_METADATA, handler) === undefined) return [];
       const requestMethod = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
       const declared = reflector.getAllAndOverride<AuthRequirement | undefined>(AUTH_REQUIREMENT, [handler, controller]);
       return [{ controller, methodName, requestMethod, handler, declared }];
-    }),
-  );
+    });
+  });
 }
 
 /** Every controller route of the application, including those hidden from Swagger. */

@@ -33,7 +33,7 @@ const inMemory = new WeakMap<AppConfig, Map<string, string>>();
 function keptSecret(config: AppConfig, name: string): string {
   if (config.dataDir === IN_MEMORY) {
     let secrets = inMemory.get(config);
-    if (secrets === undefined) inMemory.set(config, (secrets = new Map()));
+    if (secrets === undefined) inMemory.set(config, (secrets = new Map<string, string>()));
     let secret = secrets.get(name);
     if (secret === undefined) secrets.set(name, (secret = newSecret()));
     return secret;

@@ -8,8 +8,9 @@ export interface Mail {
   readonly text: string;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const loadNodemailer = (): typeof import('nodemailer') => require('nodemailer');
+type Nodemailer = typeof import('nodemailer');
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use only, see the constructor
+const loadNodemailer = (): Nodemailer => require('nodemailer') as Nodemailer;
 
 /**
  * E-mail through nodemailer when SMTP_URL is set (invitations, password resets). Nothing of a

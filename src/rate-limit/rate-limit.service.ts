@@ -34,7 +34,7 @@ export class RateLimitService {
     if (p === null || p === undefined) return this.ipCounterKeyOf(req);
     const endpoint = endpointOf(req);
     let keys = this.counterKeys.get(p);
-    if (keys === undefined) this.counterKeys.set(p, (keys = new Map()));
+    if (keys === undefined) this.counterKeys.set(p, (keys = new Map<string, string>()));
     let key = keys.get(endpoint);
     if (key === undefined) keys.set(endpoint, (key = `${p.kind === 'apiKey' ? `key:${p.keyId}` : `user:${p.userId}`}|${endpoint}`));
     return key;

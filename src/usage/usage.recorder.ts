@@ -106,7 +106,7 @@ export class UsageRecorder implements OnModuleInit {
     minute: number,
   ): Bucket {
     let byEndpoint = this.pending.get(subjectId);
-    if (byEndpoint === undefined) this.pending.set(subjectId, (byEndpoint = new Map()));
+    if (byEndpoint === undefined) this.pending.set(subjectId, (byEndpoint = new Map<string, Bucket[]>()));
     let buckets = byEndpoint.get(endpoint);
     if (buckets === undefined) byEndpoint.set(endpoint, (buckets = []));
     for (const b of buckets) if (b.status === status && b.minute === minute) return b;
