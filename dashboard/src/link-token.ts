@@ -16,7 +16,7 @@ export function useLinkToken(): string | null {
   if (inHash !== null && inHash !== token) setToken(inHash);
   useEffect(() => {
     // react-router's replace is history.replaceState, and keeps the router's own location in step.
-    if (location.hash) navigate({ pathname: location.pathname, search: location.search }, { replace: true });
+    if (location.hash) void navigate({ pathname: location.pathname, search: location.search }, { replace: true });
   }, [location.hash, location.pathname, location.search, navigate]);
   return token;
 }

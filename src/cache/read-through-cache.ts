@@ -98,12 +98,12 @@ export class ReadThroughCache<V extends CacheableValue> {
     for (let i = 0; i < keys.length; i += REFRESH_BATCH_MAX) {
       const batch = keys.slice(i, i + REFRESH_BATCH_MAX);
       const values = new Promise<Array<V | undefined>>((resolve) => resolve(loadMany(batch)));
-      batch.forEach((key, j) =>
+      batch.forEach((key, j) => {
         this.track(
           key,
           values.then((v) => v[j] ?? Promise.reject(new Error('loadMany gave no value'))),
-        ).catch(() => this.retryLater(key)),
-      );
+        ).catch(() => this.retryLater(key));
+      });
     }
   }
 

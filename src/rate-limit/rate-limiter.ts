@@ -9,7 +9,7 @@ import { RateLimitService } from './rate-limit.service';
  * written here, the body by the exception filter), and constructing an Error costs ~4k
  * instructions even without a stack trace (docs/PERFORMANCE.md, "A cheap 429").
  */
-const RATE_LIMITED = Object.freeze(new AppError('rate_limit_exceeded'));
+const RATE_LIMITED: AppError = Object.freeze(new AppError('rate_limit_exceeded'));
 
 /**
  * Counts a request against its allowance (docs/API.md, "Rate limits"): the tracker (key / user /

@@ -7,12 +7,12 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     <>
       <button
         type="button"
-        onClick={() =>
+        onClick={() => {
           navigator.clipboard.writeText(text).then(
             () => setCopied('yes'),
             () => setCopied('failed'),
-          )
-        }
+          );
+        }}
       >
         {label}
       </button>

@@ -6,11 +6,7 @@ import { authenticateWith, StrategyVerdict, verifyWith } from './authenticate-wi
 
 /** What authenticateWith decides, as a promise whether it decided at once or later (the call itself is synchronous). */
 function decided<U>(strategy: Strategy, req: object): Promise<StrategyVerdict<U>> {
-  try {
-    return Promise.resolve(authenticateWith<U>(strategy, req));
-  } catch (err) {
-    return Promise.reject(err);
-  }
+  return new Promise((resolve) => resolve(authenticateWith<U>(strategy, req)));
 }
 
 type ApiKeyDone = (err: Error | null, user?: object | false, info?: object) => void;
