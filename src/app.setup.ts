@@ -85,7 +85,7 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
  * 7. AppExceptionFilter: every refusal and failure in the documented envelope.
  * 8. onSend / onResponse: Connection: close while draining, the request log line, usage recording.
  */
-export async function configureApp(app: NestFastifyApplication): Promise<NestFastifyApplication> {
+export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       'health',

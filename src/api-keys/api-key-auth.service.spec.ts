@@ -52,10 +52,12 @@ describe('ApiKeyAuthService', () => {
     queries = [];
     const prisma = {
       apiKey: {
-        findMany: async ({ where }: { where: Where }) => {
+        findMany: ({ where }: { where: Where }) => {
           const [{ hash: current }, { previousHash: previous }] = where.OR;
           queries.push(current.in);
-          return rows.filter((r) => current.in.includes(r.hash) || (r.previousHash !== null && previous.in.includes(r.previousHash)));
+          return Promise.resolve(
+            rows.filter((r) => current.in.includes(r.hash) || (r.previousHash !== null && previous.in.includes(r.previousHash))),
+          );
         },
       },
     } as unknown as PrismaService;

@@ -46,15 +46,15 @@ describe('users and accounts refreshed in batches', () => {
     queries = [];
     const prisma = {
       user: {
-        findMany: async ({ where }: { where: { id: { in: string[] } } }) => {
+        findMany: ({ where }: { where: { id: { in: string[] } } }) => {
           queries.push({ table: 'user', ids: where.id.in });
-          return users.filter((u) => where.id.in.includes(u.id)).map((u) => ({ ...u, revokedTokens: [] }));
+          return Promise.resolve(users.filter((u) => where.id.in.includes(u.id)).map((u) => ({ ...u, revokedTokens: [] })));
         },
       },
       account: {
-        findMany: async ({ where }: { where: { id: { in: string[] } } }) => {
+        findMany: ({ where }: { where: { id: { in: string[] } } }) => {
           queries.push({ table: 'account', ids: where.id.in });
-          return accounts.filter((a) => where.id.in.includes(a.id)).map((a) => ({ ...a, plan: { ...a.plan } }));
+          return Promise.resolve(accounts.filter((a) => where.id.in.includes(a.id)).map((a) => ({ ...a, plan: { ...a.plan } })));
         },
       },
     } as unknown as PrismaService;

@@ -19,7 +19,7 @@ describe('CacheInvalidation caches', () => {
 
   async function cacheFor(config: Partial<AppConfig>) {
     const invalidation = new CacheInvalidation({ redisKeyPrefix: 'test:', ...config } as AppConfig);
-    const cache = invalidation.cache<string>('apiKeyHash', { max: 10, load: async (key) => (loads.push(key), `row of ${key}`) });
+    const cache = invalidation.cache<string>('apiKeyHash', { max: 10, load: (key) => (loads.push(key), Promise.resolve(`row of ${key}`)) });
     await cache.get('k');
     return { invalidation, cache };
   }

@@ -19,7 +19,7 @@ export async function openDatabase(config: AppConfig): Promise<Database> {
     // @prisma/adapter-pg@7.10 maps `name` columns that 6.19's adapter breaks on (prisma/orm#27403).
     // Bounded waits, so an unreachable or frozen PostgreSQL answers a fast 503 instead of hanging.
     const adapter = new PrismaPg({ connectionString: config.databaseUrl, max: 10, connectionTimeoutMillis: 2000, query_timeout: 5000 });
-    return { kind: 'postgres', adapter, close: async () => undefined };
+    return { kind: 'postgres', adapter, close: () => Promise.resolve() };
   }
   const logger = new Logger('Database');
   const wasmModule = await pgliteModule();

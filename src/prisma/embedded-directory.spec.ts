@@ -17,7 +17,10 @@ function write(dir: string, ...files: string[]): void {
 }
 
 /** A `create` that writes what a migrated database holds: catalogs, and a table's file. */
-const created = jest.fn(async (dir: string) => write(dir, 'PG_VERSION', 'base/1/1259', 'base/1/16384'));
+const created = jest.fn((dir: string) => {
+  write(dir, 'PG_VERSION', 'base/1/1259', 'base/1/16384');
+  return Promise.resolve();
+});
 
 describe('completeDatabaseDirectory', () => {
   it('makes a new database beside its place and renames it into place, after deleting what a killed start left there', async () => {
@@ -30,9 +33,9 @@ describe('completeDatabaseDirectory', () => {
   });
 
   it('leaves no database when making it fails', async () => {
-    const failing = async (dir: string) => {
+    const failing = (dir: string) => {
       write(dir, 'PG_VERSION');
-      throw new Error('initdb failed');
+      return Promise.reject(new Error('initdb failed'));
     };
     await expect(completeDatabaseDirectory(dataDir, failing)).rejects.toThrow('initdb failed');
     expect(existsSync(embeddedPaths(dataDir).database)).toBe(false);

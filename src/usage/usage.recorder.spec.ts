@@ -26,13 +26,13 @@ describe(UsageRecorder.name, () => {
     writes = [];
     failNext = false;
     const prisma = {
-      $executeRaw: async (_sql: TemplateStringsArray, ...columns: unknown[][]) => {
+      $executeRaw: (_sql: TemplateStringsArray, ...columns: unknown[][]) => {
         if (failNext) {
           failNext = false;
-          throw new Error('connection lost');
+          return Promise.reject(new Error('connection lost'));
         }
         writes.push(columns[0].map((_, i) => columns.map((c) => c[i]) as Row));
-        return columns[0].length;
+        return Promise.resolve(columns[0].length);
       },
     } as unknown as PrismaService;
     recorder = new UsageRecorder(prisma, { usageFlushIntervalMs: 5_000 } as AppConfig);

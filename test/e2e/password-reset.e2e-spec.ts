@@ -91,7 +91,7 @@ describe('e-mail through a real SMTP server (SMTP_URL)', () => {
   });
 
   const receivedBy = async (to: string) => {
-    await eventually(async () => expect(inbox.messages.some((m) => m.to && JSON.stringify(m.to).includes(to))).toBe(true));
+    await eventually(() => expect(inbox.messages.some((m) => m.to && JSON.stringify(m.to).includes(to))).toBe(true));
     return inbox.messages.find((m) => JSON.stringify(m.to).includes(to))!;
   };
 

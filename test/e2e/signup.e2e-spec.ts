@@ -122,7 +122,7 @@ describe('sign-up', () => {
       return altchaPayload(res.body, solve(res.body));
     };
     const mailTo = async (to: string, subject: RegExp) => {
-      await eventually(async () =>
+      await eventually(() =>
         expect(inbox.messages.some((m) => JSON.stringify(m.to).includes(to) && subject.test(m.subject ?? ''))).toBe(true),
       );
       return inbox.messages.find((m) => JSON.stringify(m.to).includes(to) && subject.test(m.subject ?? ''))!;
