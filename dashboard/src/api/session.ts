@@ -54,7 +54,8 @@ export const session = {
     lastReason = null;
     return reason;
   },
-  subscribe(listener: Listener): () => void {
+  // An arrow function: useSyncExternalStore calls it unbound.
+  subscribe: (listener: Listener): (() => void) => {
     listeners.add(listener);
     return () => listeners.delete(listener);
   },

@@ -24,3 +24,9 @@ export function Field({
     </div>
   );
 }
+
+/** What a submitted form's text field holds; '' when the form has none of that name (these forms hold no files). */
+export function fieldText(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === 'string' ? value : '';
+}

@@ -1,5 +1,5 @@
 import { INPUT_LIMITS } from '../api/input-limits';
-import { Field } from './Field';
+import { Field, fieldText } from './Field';
 
 const { min, max } = INPUT_LIMITS.password;
 /** The server's password policy (docs/API.md), in a line. */
@@ -31,6 +31,6 @@ export function NewPasswordTwice({ mismatch }: { mismatch: boolean }) {
 
 /** The new password of a form holding NewPasswordTwice, or undefined when its two entries differ. */
 export function newPasswordOf(form: FormData): string | undefined {
-  const password = String(form.get('password'));
-  return password === String(form.get('confirm')) ? password : undefined;
+  const password = fieldText(form, 'password');
+  return password === fieldText(form, 'confirm') ? password : undefined;
 }

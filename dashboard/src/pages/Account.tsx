@@ -4,7 +4,7 @@ import { INPUT_LIMITS } from '../api/input-limits';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Dialog } from '../components/Dialog';
 import { ErrorNote } from '../components/ErrorNote';
-import { Field } from '../components/Field';
+import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
 import { formatDate } from '../format';
@@ -44,7 +44,7 @@ function AccountSettings({ account, editable, limits }: { account: Account; edit
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const name = String(form.get('name')).trim();
+    const name = fieldText(form, 'name').trim();
     const nonceTtlSeconds = Number(form.get('nonceTtlSeconds'));
     setSaved(false);
     save.mutate({

@@ -183,10 +183,8 @@ function Details({ details }: { details: AuditEvent['details'] }) {
 function formatValue(value: unknown): string {
   if (value === null || value === undefined) return 'default';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
-  if (typeof value === 'object' && 'from' in value && 'to' in value) {
-    const change = value as { from: unknown; to: unknown };
-    return `${formatValue(change.from)} → ${formatValue(change.to)}`;
-  }
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'object' && 'from' in value && 'to' in value) return `${formatValue(value.from)} → ${formatValue(value.to)}`;
+  if (typeof value === 'string') return value;
+  // The rest of what JSON holds: objects, numbers and booleans.
+  return JSON.stringify(value);
 }

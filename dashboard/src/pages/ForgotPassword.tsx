@@ -1,7 +1,7 @@
 import { FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useRequestPasswordReset } from '../api/auth';
-import { Field } from '../components/Field';
+import { Field, fieldText } from '../components/Field';
 import { LinkError } from '../components/LinkError';
 import { NarrowPage } from '../components/NarrowPage';
 
@@ -10,7 +10,7 @@ export function ForgotPasswordPage() {
   const request = useRequestPasswordReset();
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    request.mutate(String(new FormData(event.currentTarget).get('email')));
+    request.mutate(fieldText(new FormData(event.currentTarget), 'email'));
   }
   return (
     <NarrowPage title="Forgot your password?">

@@ -5,7 +5,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
 import { ErrorNote } from '../components/ErrorNote';
-import { Field } from '../components/Field';
+import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
 import { formatDate } from '../format';
@@ -204,12 +204,12 @@ function KeyForm({
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const difficulty = String(form.get('challengeMaxNumber') ?? '').trim();
-    const expires = String(form.get('expiresAt') ?? '');
+    const difficulty = fieldText(form, 'challengeMaxNumber').trim();
+    const expires = fieldText(form, 'expiresAt');
     const fields: KeyFields = {
-      name: String(form.get('name')).trim(),
+      name: fieldText(form, 'name').trim(),
       scopes,
-      allowedOrigins: parseOrigins(String(form.get('allowedOrigins') ?? '')),
+      allowedOrigins: parseOrigins(fieldText(form, 'allowedOrigins')),
     };
     // Blank: the plan's difficulty. On an edit, null puts a key back on the plan's.
     if (difficulty) fields.challengeMaxNumber = Number(difficulty);

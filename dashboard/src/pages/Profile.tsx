@@ -1,7 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { useChangePassword, useSignOut } from '../api/auth';
 import { ErrorNote } from '../components/ErrorNote';
-import { Field } from '../components/Field';
+import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
 import { newPasswordOf, NewPasswordTwice } from '../components/Password';
@@ -44,7 +44,7 @@ function ChangePassword({ email }: { email: string }) {
     const newPassword = newPasswordOf(data);
     setMismatch(newPassword === undefined);
     if (newPassword === undefined) return;
-    change.mutate({ currentPassword: String(data.get('currentPassword')), newPassword }, { onSuccess: () => form.reset() });
+    change.mutate({ currentPassword: fieldText(data, 'currentPassword'), newPassword }, { onSuccess: () => form.reset() });
   }
 
   return (

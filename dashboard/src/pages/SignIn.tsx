@@ -4,7 +4,7 @@ import { useLogin } from '../api/auth';
 import { session, SignOutReason, useSession } from '../api/session';
 import { useSignupOpen } from '../api/signup';
 import { ErrorNote } from '../components/ErrorNote';
-import { Field } from '../components/Field';
+import { Field, fieldText } from '../components/Field';
 import { NarrowPage } from '../components/NarrowPage';
 import type { ReturnState } from '../components/RequireSession';
 
@@ -27,7 +27,7 @@ export function SignInPage() {
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    login.mutate({ email: String(form.get('email')), password: String(form.get('password')) });
+    login.mutate({ email: fieldText(form, 'email'), password: fieldText(form, 'password') });
   }
 
   return (

@@ -4,7 +4,7 @@ import { ApiError } from '../api/errors';
 import { INPUT_LIMITS } from '../api/input-limits';
 import { SIGNUP_CHALLENGE_URL, useSignup, useSignupOpen } from '../api/signup';
 import { ErrorNote } from '../components/ErrorNote';
-import { Field } from '../components/Field';
+import { Field, fieldText } from '../components/Field';
 import { NarrowPage } from '../components/NarrowPage';
 import { NewPasswordField, PASSWORD_HINT } from '../components/Password';
 
@@ -74,9 +74,9 @@ function SignUpForm({ onAccepted }: { onAccepted: () => void }) {
     }
     const form = new FormData(event.currentTarget);
     signup.mutate({
-      email: String(form.get('email')).trim(),
-      password: String(form.get('password')),
-      accountName: String(form.get('accountName')).trim(),
+      email: fieldText(form, 'email').trim(),
+      password: fieldText(form, 'password'),
+      accountName: fieldText(form, 'accountName').trim(),
       altcha: payload,
     });
   }

@@ -16,7 +16,7 @@ import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
 import { ErrorNote } from '../components/ErrorNote';
-import { Field } from '../components/Field';
+import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
 import { formatDate } from '../format';
@@ -338,7 +338,7 @@ function InviteDialog({
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    invite.mutate({ email: String(form.get('email')).trim(), role: String(form.get('role')) as Role });
+    invite.mutate({ email: fieldText(form, 'email').trim(), role: fieldText(form, 'role') as Role });
   }
   return (
     <Dialog title="Invite a member" onClose={onClose}>
@@ -380,7 +380,7 @@ function RoleDialog({ member, myId, myRole, onClose }: { member: Member; myId: s
   const change = useChangeRole(member.id, { onSuccess: onClose });
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    change.mutate(String(new FormData(event.currentTarget).get('role')) as Role);
+    change.mutate(fieldText(new FormData(event.currentTarget), 'role') as Role);
   }
   return (
     <Dialog title={`Change role of ${member.email}`} onClose={onClose}>
