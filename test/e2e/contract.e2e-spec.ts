@@ -132,8 +132,8 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     });
     expect(toMember.status).toBe(201);
     expect((await call('GET', '/api/v1/team/invitations', { token: owner.token })).status).toBe(200);
-    expect((await call('DELETE', `/api/v1/team/invitations/${toMember.body!.id}`, { token: owner.token })).status).toBe(204);
-    expect((await call('DELETE', `/api/v1/team/invitations/${toMember.body!.id}`, { token: owner.token })).status).toBe(404);
+    expect((await call('DELETE', `/api/v1/team/invitations/${toMember.body!.id as string}`, { token: owner.token })).status).toBe(204);
+    expect((await call('DELETE', `/api/v1/team/invitations/${toMember.body!.id as string}`, { token: owner.token })).status).toBe(404);
     const toMemberAgain = await call('POST', '/api/v1/team/invitations', {
       token: owner.token,
       body: { email: member.email, role: 'DEVELOPER' },
@@ -241,7 +241,7 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     });
     expect(hook.status).toBe(201);
     expect((await call('GET', '/api/v1/webhooks', { token: owner.token })).status).toBe(200);
-    expect((await call('DELETE', `/api/v1/webhooks/${hook.body!.id}`, { token: owner.token })).status).toBe(204);
+    expect((await call('DELETE', `/api/v1/webhooks/${hook.body!.id as string}`, { token: owner.token })).status).toBe(204);
 
     // Revocation, and a limit reached.
     expect((await call('DELETE', `/api/v1/api-keys/${id}`, { token: owner.token })).status).toBe(200);

@@ -62,7 +62,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     const shown = page.getByRole('dialog', { name: 'The secret of Checkout page' });
     const secret = (await shown.getByTestId('secret').textContent())!;
     expect(secret).toMatch(/^gh_/);
-    await expect(shown.getByText('cannot show it again')).toBeTruthy();
+    await shown.getByText('cannot show it again').waitFor();
     expect(await verifyWith(secret)).toBe(200);
     // How to use it: the widget's snippet and the server's check, with this Gatehouse and this key.
     await shown.getByText('How to use it').click();
