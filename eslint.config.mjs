@@ -8,12 +8,30 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'data/', 'test-artifacts/', 'src/generated/', 'node_modules/', 'dashboard/src/api/schema.d.ts'] },
   eslint.configs.recommended,
-  ...tseslint.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { globals: globals.node },
+    languageOptions: {
+      globals: globals.node,
+      parserOptions: {
+        // Types from tsconfig.json (src, test, bench, prisma.config.ts), widget/tsconfig.json and dashboard/tsconfig.json. The
+        // dashboard's tsconfig has browser types only: its vite.config.mts gets the widget's options, as widget/vite.config.mts does.
+        projectService: { allowDefaultProject: ['dashboard/vite.config.mts'], defaultProject: 'widget/tsconfig.json' },
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['warn', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+      // A cache hit answers a value and a miss a promise of it (`V | Promise<V>`): Promise.all takes both.
+      '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
     },
+  },
+  {
+    // Plain JavaScript (bench/, scripts, configuration files) has no types to check against.
+    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
   },
   {
     // The embeddable widget runs in customers' pages (widget/vite.config.mts bundles it).
@@ -25,6 +43,17 @@ export default tseslint.config(
     files: ['dashboard/src/**/*.{ts,tsx}'],
     languageOptions: { globals: globals.browser },
     ...reactHooks.configs.flat['recommended-latest'],
+  },
+  {
+    // Tests check the app's untyped JSON answers (supertest/fetch bodies; jest matchers are `any`): no-unsafe-* off, the rest on.
+    files: ['test/**/*.ts', 'src/**/*.spec.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
   },
   {
     // bench/ and scripts are plain CommonJS; some unit tests require() a module inside a fake clock.

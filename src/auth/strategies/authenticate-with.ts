@@ -49,6 +49,7 @@ export function authenticateWith<U>(strategy: Strategy, req: object): StrategyVe
   }
   if (outcome !== undefined) return unwrap(outcome);
   return new Promise((resolve, reject) => {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- rejects with what the strategy passed to error(), as passport does
     settle = (o) => ('error' in o ? reject(o.error) : resolve(o.verdict));
   });
 }
