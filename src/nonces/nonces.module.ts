@@ -1,7 +1,29 @@
+import { mkdirSync } from 'node:fs';
 import { Module } from '@nestjs/common';
+import { APP_CONFIG, AppConfig, IN_MEMORY } from '../config/app-config';
 import { PlansModule } from '../plans/plans.module';
+import { PrismaService } from '../prisma/prisma.service';
 import { NoncesController } from './nonces.controller';
-import { NoncesService } from './nonces.service';
+import { NoncesService, SPENT_STORE } from './nonces.service';
+import { DatabaseSpentStore, LocalSpentStore, RedisSpentStore, SpentStore } from './spent-store';
 
-@Module({ imports: [PlansModule], controllers: [NoncesController], providers: [NoncesService], exports: [NoncesService] })
+/** Where single use is decided: Redis when instances share one, else PostgreSQL, else this process and its data directory. */
+async function createSpentStore(config: AppConfig, prisma: PrismaService): Promise<SpentStore> {
+  if (config.redisUrl !== undefined) {
+    const store = new RedisSpentStore(config.redisUrl, `${config.redisKeyPrefix}spent:`, new DatabaseSpentStore(prisma));
+    await store.ready();
+    return store;
+  }
+  if (config.databaseUrl !== undefined) return new DatabaseSpentStore(prisma);
+  if (config.dataDir === IN_MEMORY) return new LocalSpentStore();
+  mkdirSync(config.dataDir, { recursive: true });
+  return LocalSpentStore.inDataDir(config.dataDir);
+}
+
+@Module({
+  imports: [PlansModule],
+  controllers: [NoncesController],
+  providers: [NoncesService, { provide: SPENT_STORE, inject: [APP_CONFIG, PrismaService], useFactory: createSpentStore }],
+  exports: [NoncesService],
+})
 export class NoncesModule {}

@@ -1,31 +1,53 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { ApiKeyPrincipal } from '../common/principal';
-import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
+import { AppError } from '../common/errors/app-error';
+import { hashOneTimeToken } from '../common/one-time-token';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { resolveWidgetSecrets } from '../config/secrets';
 import { PlanLimitsService } from '../plans/plan-limits.service';
-import { isUniqueViolation } from '../prisma/database-errors';
 import { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from '../usage/usage.recorder';
-import { IssuedNonceDto, NONCE_PATTERN, NonceVerdictDto } from './dto/nonce.dto';
+import { IssuedNonceDto, NonceVerdictDto } from './dto/nonce.dto';
+import { MAX_HOSTNAME_BYTES, newNonceId, nonceKeys, readNonce, signNonce } from './nonce-token';
+import type { SpentStore } from './spent-store';
 
-/** What a nonce is issued for: the solved challenge (its signature's hash) and the page it was solved on. */
+export const SPENT_STORE = Symbol('SpentStore');
+
+/** What a nonce is issued for: a solved challenge (what marks it spent, and until when) and the page it was solved on. */
 export interface SolvedChallenge {
-  readonly challengeHash: string;
+  /** The solution's identity for single use (the hash of its challenge's signature). */
+  readonly solutionId: string;
+  /** When the challenge expires: after that it is refused anyway, and its single use need not be kept. */
+  readonly challengeExpiresAtMs: number;
   readonly hostname: string | null;
 }
 
-/** Used and expired nonces are kept this long after expiry (to answer expired/already_used), then purged. */
+/** Nonces issued before they became signed tokens: "ghn_" + 43 base64url characters, stored as a row each. */
+const STORED_NONCE_PATTERN = /^ghn_[A-Za-z0-9_-]{43}$/;
+/** Stored nonces are kept this long after expiry (to answer expired/already_used), then purged. */
 export const NONCE_RETENTION_MS = 3600_000;
 
+/**
+ * Nonces (docs/API.md, "API-key endpoints"): signed tokens that carry their account, issue and expiry times and
+ * the page's hostname (nonce-token.ts), so issuing one writes nothing; their single use, and each
+ * solution's, is claimed in the SpentStore (Redis, the database, or this process and its data
+ * directory) until they expire.
+ */
 @Injectable()
-export class NoncesService implements OnModuleInit, OnModuleDestroy {
+export class NoncesService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(NoncesService.name);
+  private readonly keys: Buffer[];
   private janitor?: NodeJS.Timeout;
 
   constructor(
     private readonly prisma: PrismaService,
     private readonly accounts: PlanLimitsService,
     private readonly usage: UsageRecorder,
-  ) {}
+    @Inject(SPENT_STORE) private readonly spent: SpentStore,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.keys = nonceKeys(resolveWidgetSecrets(config));
+  }
 
   onModuleInit(): void {
     this.janitor = setInterval(
@@ -35,27 +57,25 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
     this.janitor.unref();
   }
 
-  onModuleDestroy(): void {
+  async onApplicationShutdown(): Promise<void> {
     clearInterval(this.janitor);
+    await this.spent.close();
   }
 
   /**
-   * A nonce for a solved challenge, or undefined when that challenge already bought one: its hash
-   * is unique among nonces, and a nonce row outlives its challenge (TTL + an hour > 5 minutes).
+   * A nonce for a solved challenge, or undefined when that solution already bought one: the
+   * solution is claimed once, on whichever instance it reaches first.
    */
   async issue(key: ApiKeyPrincipal, solved: SolvedChallenge): Promise<IssuedNonceDto | undefined> {
-    const { nonceTtlSeconds } = await this.accounts.limitsFor(key.accountId);
-    const nonce = newOneTimeToken('ghn');
-    const expiresAt = new Date(Date.now() + nonceTtlSeconds * 1000);
-    try {
-      await this.prisma.nonce.create({
-        data: { accountId: key.accountId, apiKeyId: key.keyId, hash: hashOneTimeToken(nonce), expiresAt, ...solved },
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) return undefined;
-      throw err;
+    if (solved.hostname !== null && Buffer.byteLength(solved.hostname) > MAX_HOSTNAME_BYTES) {
+      throw new AppError('validation_failed', 'The page’s hostname is longer than a DNS name.', [{ field: 'origin', message: 'too long' }]);
     }
-    return { nonce, expiresAt: expiresAt.toISOString() };
+    if (!(await this.spent.claim(`solution:${solved.solutionId}`, solved.challengeExpiresAtMs))) return undefined;
+    const { nonceTtlSeconds } = this.accounts.cached(key.accountId) ?? (await this.accounts.limitsFor(key.accountId));
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const expiresAt = issuedAt + nonceTtlSeconds;
+    const nonce = signNonce({ accountId: key.accountId, id: newNonceId(), issuedAt, expiresAt, hostname: solved.hostname }, this.keys[0]);
+    return { nonce, expiresAt: new Date(expiresAt * 1000).toISOString() };
   }
 
   /** The verdict, counted as a widget event (valid or invalid) for analytics. */
@@ -65,12 +85,22 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
     return verdict;
   }
 
-  /**
-   * Single use by one conditional UPDATE: of any number of concurrent verifications, on any number
-   * of instances, the database lets exactly one claim the nonce.
-   */
   private async judge(key: ApiKeyPrincipal, nonce: string): Promise<NonceVerdictDto> {
-    if (!NONCE_PATTERN.test(nonce)) return { valid: false, reason: 'unknown' }; // never one of ours: no query
+    if (STORED_NONCE_PATTERN.test(nonce)) return this.judgeStored(key, nonce);
+    const fields = readNonce(nonce, this.keys);
+    // Forged, damaged, or another account's: never one of this account's nonces.
+    if (fields === undefined || fields.accountId !== key.accountId) return { valid: false, reason: 'unknown' };
+    const expiresAtMs = fields.expiresAt * 1000;
+    if (expiresAtMs <= Date.now()) return { valid: false, reason: 'expired' };
+    if (!(await this.spent.claim(`nonce:${fields.id}`, expiresAtMs))) return { valid: false, reason: 'already_used' };
+    return { valid: true, issuedAt: new Date(fields.issuedAt * 1000).toISOString(), hostname: fields.hostname };
+  }
+
+  /**
+   * A nonce issued as a row: single use by one conditional UPDATE (of any number of concurrent
+   * verifications, on any number of instances, the database lets exactly one claim it).
+   */
+  private async judgeStored(key: ApiKeyPrincipal, nonce: string): Promise<NonceVerdictDto> {
     const hash = hashOneTimeToken(nonce);
     const now = new Date();
     const claimed = await this.prisma.$queryRaw<Array<{ createdAt: Date; hostname: string | null }>>`
@@ -83,7 +113,7 @@ export class NoncesService implements OnModuleInit, OnModuleDestroy {
     return { valid: false, reason: row.usedAt !== null ? 'already_used' : 'expired' };
   }
 
-  /** Keeps storage bounded under constant traffic: rows live at most TTL + retention. */
+  /** Stored nonces go an hour after expiry. */
   async purge(now = Date.now()): Promise<number> {
     const { count } = await this.prisma.nonce.deleteMany({ where: { expiresAt: { lt: new Date(now - NONCE_RETENTION_MS) } } });
     return count;

@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../prisma/database-errors';
 import { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from '../usage/usage.recorder';
 import { ChallengeDto } from './dto/challenge.dto';
-import { spentHash, verifiedSolution } from './solution';
+import { expiresAtMs, spentHash, verifiedSolution } from './solution';
 import { SurgeMeter } from './surge';
 
 /** How long a challenge may be solved and redeemed. */
@@ -60,9 +60,9 @@ export class ChallengesService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * A nonce for a correct, unexpired solution of a challenge issued to this key — once: the nonce
-   * row carries the challenge's hash under a unique index, so of any number of redemptions on any
-   * number of instances the database lets exactly one insert.
+   * A nonce for a correct, unexpired solution of a challenge issued to this key — once: the
+   * solution is claimed in the nonces' SpentStore, so of any number of redemptions on any number
+   * of instances exactly one gets a nonce.
    */
   async redeem(key: ApiKeyPrincipal, altcha: string, origin: string | undefined): Promise<IssuedNonceDto> {
     const solution = await verifiedSolution(altcha, { key: key.keyId }, this.secrets);
@@ -72,7 +72,8 @@ export class ChallengesService implements OnModuleInit, OnModuleDestroy {
     }
     const page = origin === undefined ? undefined : normalizeOrigin(origin);
     const issued = await this.nonces.issue(key, {
-      challengeHash: spentHash(solution),
+      solutionId: spentHash(solution),
+      challengeExpiresAtMs: expiresAtMs(solution),
       hostname: page === undefined ? null : new URL(page).hostname,
     });
     if (issued === undefined) {

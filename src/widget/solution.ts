@@ -59,5 +59,10 @@ export async function verifiedSolution(
   return undefined;
 }
 
-/** What marks a solution spent (a nonce row, a SpentChallenge row): the hash of its challenge's signature. */
+/** When the solution's challenge expires (ms): it is signed into the challenge, which verifiedSolution checked. */
+export function expiresAtMs(solution: AltchaPayload): number {
+  return Number(extractParams(solution).expires) * 1000;
+}
+
+/** What marks a solution spent (a SpentStore claim, a SpentChallenge row): the hash of its challenge's signature. */
 export const spentHash = (solution: AltchaPayload): string => hashOneTimeToken(solution.signature);

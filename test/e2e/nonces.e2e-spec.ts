@@ -1,3 +1,9 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hashOneTimeToken, newOneTimeToken } from '../../src/common/one-time-token';
+import { newNonceId, nonceKeys, signNonce } from '../../src/nonces/nonce-token';
 import { NoncesService, NONCE_RETENTION_MS } from '../../src/nonces/nonces.service';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
 import { issueNonce, solvedAltcha } from '../utils/widget';
@@ -19,17 +25,25 @@ describe('nonces', () => {
   const issue = (key = widgetKey) => issueNonce(t, key);
   const verify = (nonce: string, key = serverKey) => t.http.post('/api/v1/nonces/verify').set('X-Api-Key', key).send({ nonce });
 
-  it('issues a 256-bit nonce that lives the account’s TTL (300 s by default), stored only as a hash', async () => {
+  /** A nonce as this app signs them, with fields of the test's choosing. */
+  const craft = (fields: { accountId?: string; issuedAt?: number; expiresAt?: number }, secret = t.config.widget.secrets[0]) => {
+    const now = Math.floor(Date.now() / 1000);
+    return signNonce(
+      { accountId: account.id, id: newNonceId(), issuedAt: now, expiresAt: now + 300, hostname: null, ...fields },
+      nonceKeys([secret])[0],
+    );
+  };
+
+  it('issues a signed nonce that lives the account’s TTL (300 s by default), and stores nothing to issue it', async () => {
     const before = Date.now();
     const altcha = await solvedAltcha(t, widgetKey);
     const res = await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', widgetKey).send({ altcha }).expect(201);
     expectRateLimitHeaders(res);
-    expect(res.body).toEqual({ nonce: expect.stringMatching(/^ghn_[A-Za-z0-9_-]{43}$/), expiresAt: expect.any(String) });
+    expect(res.body).toEqual({ nonce: expect.stringMatching(/^ghn_[A-Za-z0-9_-]{90,439}$/), expiresAt: expect.any(String) });
     const ttl = (Date.parse(res.body.expiresAt) - before) / 1000;
     expect(ttl).toBeGreaterThan(295);
     expect(ttl).toBeLessThanOrEqual(301);
-    const rows = await t.prisma.nonce.findMany({ where: { accountId: account.id } });
-    expect(JSON.stringify(rows)).not.toContain(res.body.nonce);
+    expect(await t.prisma.nonce.count({ where: { accountId: account.id } })).toBe(0);
   });
 
   it('verifies a nonce once: valid with issuedAt, then already_used', async () => {
@@ -47,12 +61,24 @@ describe('nonces', () => {
     const { nonce } = await issue();
     expect((await verify(nonce, otherServer).expect(200)).body).toEqual({ valid: false, reason: 'unknown' });
     expect((await verify(nonce).expect(200)).body.valid).toBe(true); // still unused for its own account
+    expect((await verify(craft({ accountId: other.id })).expect(200)).body).toEqual({ valid: false, reason: 'unknown' });
+  });
+
+  it('answers unknown for a nonce signed with another secret, or changed by one character', async () => {
+    expect((await verify(craft({}, randomBytes(32).toString('hex'))).expect(200)).body).toEqual({ valid: false, reason: 'unknown' });
+    const { nonce } = await issue();
+    const changed = nonce.slice(0, 30) + (nonce[30] === 'A' ? 'B' : 'A') + nonce.slice(31);
+    expect((await verify(changed).expect(200)).body).toEqual({ valid: false, reason: 'unknown' });
+    expect((await verify(nonce).expect(200)).body.valid).toBe(true);
   });
 
   it('answers expired past expiresAt', async () => {
-    const { nonce } = await issue();
-    await t.prisma.nonce.updateMany({ where: { accountId: account.id, usedAt: null }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect((await verify(nonce).expect(200)).body).toEqual({ valid: false, reason: 'expired' });
+    const now = Math.floor(Date.now() / 1000);
+    expect((await verify(craft({ issuedAt: now - 301, expiresAt: now - 1 })).expect(200)).body).toEqual({
+      valid: false,
+      reason: 'expired',
+    });
+    expect((await verify(craft({})).expect(200)).body).toEqual({ valid: true, issuedAt: expect.any(String), hostname: null });
   });
 
   it('lets exactly one of many concurrent verifications succeed', async () => {
@@ -78,13 +104,20 @@ describe('nonces', () => {
     }
   });
 
-  it('purges nonces an hour after expiry, so storage stays bounded', async () => {
-    const { nonce } = await issue();
-    const old = new Date(Date.now() - NONCE_RETENTION_MS - 1000);
-    await t.prisma.nonce.updateMany({ where: { accountId: account.id }, data: { expiresAt: old } });
+  it('still verifies a nonce stored as a row before nonces were signed tokens, once; and purges such rows an hour after expiry', async () => {
+    const stored = async (expiresAt: Date) => {
+      const nonce = newOneTimeToken('ghn');
+      const key = await t.prisma.apiKey.findFirstOrThrow({ where: { accountId: account.id } });
+      await t.prisma.nonce.create({ data: { accountId: account.id, apiKeyId: key.id, hash: hashOneTimeToken(nonce), expiresAt } });
+      return nonce;
+    };
+    const live = await stored(new Date(Date.now() + 60_000));
+    expect((await verify(live).expect(200)).body).toEqual({ valid: true, issuedAt: expect.any(String), hostname: null });
+    expect((await verify(live).expect(200)).body).toEqual({ valid: false, reason: 'already_used' });
+    const old = await stored(new Date(Date.now() - NONCE_RETENTION_MS - 1000));
+    expect((await verify(old).expect(200)).body).toEqual({ valid: false, reason: 'expired' });
     expect(await t.app.get(NoncesService).purge()).toBeGreaterThan(0);
-    expect(await t.prisma.nonce.count({ where: { accountId: account.id } })).toBe(0);
-    expect((await verify(nonce).expect(200)).body).toEqual({ valid: false, reason: 'unknown' });
+    expect((await verify(old).expect(200)).body).toEqual({ valid: false, reason: 'unknown' });
   });
 
   it('takes the TTL from the account setting, bounded to 30..3600 s, and reports it in widget config', async () => {
@@ -98,4 +131,41 @@ describe('nonces', () => {
     const { expiresAt } = await issue();
     expect((Date.parse(expiresAt) - before) / 1000).toBeLessThanOrEqual(61);
   });
+});
+
+describe('nonces across a restart', () => {
+  let dataDir: string;
+  beforeAll(() => (dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-nonces-'))));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('a nonce or a solution spent before a restart stays spent after it', async () => {
+    // One deployment: the same secrets, data directory (embedded) or Redis prefix (PostgreSQL + Redis).
+    const deployment = {
+      DATA_DIR: dataDir,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      WIDGET_SECRETS: randomBytes(32).toString('hex'),
+      REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
+    };
+    let t = await startApp(deployment);
+    const account = await createAccount(t, 'pro');
+    const widgetKey = (await account.createKey({ scopes: ['widget'] })).key;
+    const serverKey = (await account.createKey({ scopes: ['verify'] })).key;
+    const altcha = await solvedAltcha(t, widgetKey);
+    const { nonce } = (await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', widgetKey).send({ altcha }).expect(201)).body as {
+      nonce: string;
+    };
+    const unused = await issueNonce(t, widgetKey);
+    expect((await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', serverKey).send({ nonce }).expect(200)).body.valid).toBe(true);
+    await t.close();
+
+    t = await startApp(deployment);
+    try {
+      const verify = (n: string) => t.http.post('/api/v1/nonces/verify').set('X-Api-Key', serverKey).send({ nonce: n }).expect(200);
+      expect((await verify(nonce)).body).toEqual({ valid: false, reason: 'already_used' });
+      expect((await verify(unused.nonce)).body.valid).toBe(true);
+      expectError(await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', widgetKey).send({ altcha }), 422, 'challenge_failed');
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 });

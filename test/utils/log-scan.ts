@@ -4,10 +4,12 @@ import { join, resolve } from 'node:path';
 /** Where every app started by the e2e tests writes its log lines (LOG_FILE), one file per process. */
 export const LOG_DIR = resolve(__dirname, '../../test-artifacts/logs');
 
-/** Secrets as they look: API keys, invitation tokens, JWTs; and the passwords the tests use. */
+/** Secrets as they look: API keys, invitation, reset and nonce tokens, JWTs; and the passwords the tests use. */
 const SECRET_PATTERNS: ReadonlyArray<[string, RegExp]> = [
   ['API key', /gh_[0-9A-Za-z]{38}/],
   ['invitation token', /ghi_[A-Za-z0-9_-]{43}/],
+  ['password reset token', /ghr_[A-Za-z0-9_-]{43}/],
+  ['nonce', /ghn_[A-Za-z0-9_-]{43,}/],
   ['JWT', /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/],
 ];
 const TEST_PASSWORDS = [

@@ -40,3 +40,9 @@ export async function issueNonce(t: TestApp, key: string, origin?: string): Prom
   if (res.status !== 201) throw new Error(`nonce: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
+
+/** Nonces the account's widget keys have been issued, as its analytics count them (challenges solved). */
+export async function noncesIssued(t: TestApp, ownerToken: string): Promise<number> {
+  const res = await t.http.get('/api/v1/analytics/widget?groupBy=apiKey').set('Authorization', `Bearer ${ownerToken}`).expect(200);
+  return (res.body as { data: Array<{ challengesSolved: number }> }).data.reduce((sum, row) => sum + row.challengesSolved, 0);
+}

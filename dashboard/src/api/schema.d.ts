@@ -1233,8 +1233,8 @@ export interface components {
         };
         IssuedNonceDto: {
             /**
-             * @description Single-use nonce for the customer’s server to verify. 256 random bits.
-             * @example ghn_Tm9uY2UtZXhhbXBsZS1mb3ItdGhlLWRvY3VtZW50YXR
+             * @description Single-use nonce for the customer’s server to verify: an opaque signed token of at most 439 characters.
+             * @example ghn_AW8cKzoNTk9ai2x9jp8KGyw_Kpwei31qX049LBsKn459awzJAGsMyixzaG9wLmV4YW1wbGUuY29tQV4yWT5mNXPwR524FxWPdqAqQzBLjnJeFcMpdANV7bU
              */
             nonce: string;
             /**
@@ -1267,7 +1267,7 @@ export interface components {
              */
             valid: false;
             /**
-             * @description Why not: unknown (never issued to this account, or purged an hour after expiry), expired, already_used.
+             * @description Why not: unknown (not a nonce issued to this account), expired, already_used.
              * @enum {string}
              */
             reason: "unknown" | "expired" | "already_used";
@@ -1275,7 +1275,7 @@ export interface components {
         VerifyNonceDto: {
             /**
              * @description What the widget put in the form (the gatehouse-nonce field): a nonce issued by POST /api/v1/widget/nonces. Any other string verifies as unknown.
-             * @example ghn_Tm9uY2UtZXhhbXBsZS1mb3ItdGhlLWRvY3VtZW50YXR
+             * @example ghn_AW8cKzoNTk9ai2x9jp8KGyw_Kpwei31qX049LBsKn459awzJAGsMyixzaG9wLmV4YW1wbGUuY29tQV4yWT5mNXPwR524FxWPdqAqQzBLjnJeFcMpdANV7bU
              */
             nonce: string;
         };

@@ -1,10 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 
-/** "ghn_" + 43 base64url characters (256 random bits). */
-export const NONCE_PATTERN = /^ghn_[A-Za-z0-9_-]{43}$/;
-
-const NONCE_EXAMPLE = 'ghn_Tm9uY2UtZXhhbXBsZS1mb3ItdGhlLWRvY3VtZW50YXR';
+const NONCE_EXAMPLE =
+  'ghn_AW8cKzoNTk9ai2x9jp8KGyw_Kpwei31qX049LBsKn459awzJAGsMyixzaG9wLmV4YW1wbGUuY29tQV4yWT5mNXPwR524FxWPdqAqQzBLjnJeFcMpdANV7bU';
 
 /**
  * The longest string verify reads. Anything shorter that is not one of our nonces is a verdict
@@ -13,7 +11,10 @@ const NONCE_EXAMPLE = 'ghn_Tm9uY2UtZXhhbXBsZS1mb3ItdGhlLWRvY3VtZW50YXR';
 export const VERIFY_MAX_LENGTH = 512;
 
 export class IssuedNonceDto {
-  @ApiProperty({ description: 'Single-use nonce for the customer’s server to verify. 256 random bits.', example: NONCE_EXAMPLE })
+  @ApiProperty({
+    description: 'Single-use nonce for the customer’s server to verify: an opaque signed token of at most 439 characters.',
+    example: NONCE_EXAMPLE,
+  })
   readonly nonce!: string;
 
   @ApiProperty({ description: 'After this the nonce verifies as expired.', type: String, format: 'date-time' })
@@ -59,7 +60,7 @@ export class InvalidNonceVerdictDto {
   readonly valid!: false;
 
   @ApiProperty({
-    description: 'Why not: unknown (never issued to this account, or purged an hour after expiry), expired, already_used.',
+    description: 'Why not: unknown (not a nonce issued to this account), expired, already_used.',
     enum: INVALID_REASONS,
   })
   readonly reason!: InvalidReason;

@@ -1,0 +1,181 @@
+import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
+import Redis from 'ioredis';
+import { firstConnectionAttempt } from '../common/redis-first-connection';
+import type { PrismaService } from '../prisma/prisma.service';
+
+/**
+ * Single use, decided atomically: `claim` answers true for exactly one of any number of claims of
+ * an id before `expiresAtMs`, on every instance sharing the store. Nonces and widget solutions are
+ * claimed here (docs/DECISIONS.md, "Nonces are signed tokens").
+ */
+export interface SpentStore {
+  claim(id: string, expiresAtMs: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * The embedded default's store: a map in this process, each claim also appended to
+ * `DATA_DIR/spent` before it is answered, so what was spent before a restart (or a kill) stays
+ * spent; read back at start, rewritten without expired entries hourly. Without a file
+ * (DATA_DIR=memory://) it is the map alone. One process per data directory, as for the database.
+ */
+export class LocalSpentStore implements SpentStore {
+  private readonly spent = new Map<string, number>();
+  private fd: number | undefined;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly file?: string) {
+    if (file !== undefined) {
+      this.load(file);
+      this.rewrite(file);
+    }
+    this.sweeper = setInterval(() => this.sweep(), 3600_000);
+    this.sweeper.unref();
+  }
+
+  static inDataDir(dataDir: string): LocalSpentStore {
+    return new LocalSpentStore(join(dataDir, 'spent'));
+  }
+
+  claim(id: string, expiresAtMs: number): Promise<boolean> {
+    const now = Date.now();
+    const until = this.spent.get(id);
+    if (until !== undefined && until > now) return Promise.resolve(false);
+    this.spent.set(id, expiresAtMs);
+    if (this.fd !== undefined) writeSync(this.fd, `${id} ${expiresAtMs}\n`);
+    return Promise.resolve(true);
+  }
+
+  /** How many ids are held (expired ones until the next sweep). */
+  get size(): number {
+    return this.spent.size;
+  }
+
+  /** Drops expired entries, and rewrites the file with the live ones. */
+  sweep(now = Date.now()): void {
+    for (const [id, until] of this.spent) if (until <= now) this.spent.delete(id);
+    if (this.file !== undefined) this.rewrite(this.file);
+  }
+
+  close(): Promise<void> {
+    clearInterval(this.sweeper);
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    return Promise.resolve();
+  }
+
+  private load(file: string): void {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    const now = Date.now();
+    for (const line of text.split('\n')) {
+      const [id, until] = line.split(' ');
+      const ms = Number(until);
+      // A last line cut short by a kill has no expiry: its claim was never answered.
+      if (id && Number.isFinite(ms) && ms > now) this.spent.set(id, ms);
+    }
+  }
+
+  /** The live entries into a new file, renamed over the old one; appends go on in the new one. */
+  private rewrite(file: string): void {
+    const next = `${file}.new`;
+    writeFileSync(next, [...this.spent].map(([id, until]) => `${id} ${until}\n`).join(''), { mode: 0o600 });
+    renameSync(next, file);
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = openSync(file, 'a');
+  }
+}
+
+/**
+ * PostgreSQL's store, for instances that share a database but no Redis, and Redis's fallback: an
+ * insert that conflicts on the id's primary key claims nothing. Expired rows are deleted hourly.
+ */
+export class DatabaseSpentStore implements SpentStore {
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly prisma: PrismaService) {
+    this.sweeper = setInterval(() => void this.sweep().catch(() => undefined), 3600_000);
+    this.sweeper.unref();
+  }
+
+  async claim(id: string, expiresAtMs: number): Promise<boolean> {
+    const now = new Date();
+    // An expired row of the same id (not swept yet) is taken over; a live one is not.
+    const rows = await this.prisma.$queryRaw<unknown[]>`
+      INSERT INTO "SpentChallenge" ("hash", "expiresAt") VALUES (${id}, ${new Date(expiresAtMs)})
+      ON CONFLICT ("hash") DO UPDATE SET "expiresAt" = EXCLUDED."expiresAt" WHERE "SpentChallenge"."expiresAt" <= ${now}
+      RETURNING "hash"`;
+    return rows.length === 1;
+  }
+
+  sweep(now = new Date()): Promise<{ count: number }> {
+    return this.prisma.spentChallenge.deleteMany({ where: { expiresAt: { lte: now } } });
+  }
+
+  close(): Promise<void> {
+    clearInterval(this.sweeper);
+    return Promise.resolve();
+  }
+}
+
+/**
+ * Redis's store, shared by every instance: `SET id 1 NX PXAT expiresAt`, which one claim wins.
+ * When Redis does not answer in time, the claim goes to the database instead, so an id is never
+ * claimed twice while Redis is away (its claims there are not in Redis: an id claimed in the
+ * database during an outage could be claimed once more in Redis afterwards, until it expires).
+ */
+export class RedisSpentStore implements SpentStore {
+  private readonly logger = new Logger(RedisSpentStore.name);
+  private readonly redis: Redis;
+  private degraded = false;
+
+  constructor(
+    url: string,
+    private readonly prefix: string,
+    private readonly fallback: SpentStore,
+    commandTimeoutMs = 250,
+  ) {
+    this.redis = new Redis(url, {
+      commandTimeout: commandTimeoutMs,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: (times) => Math.min(times * 100, 2000),
+    });
+    this.redis.on('error', () => undefined); // reported once per outage, below
+  }
+
+  /** Resolves when Redis answers or after 2 s: a Redis that is down does not keep the API from starting. */
+  ready(): Promise<void> {
+    return firstConnectionAttempt(this.redis);
+  }
+
+  async claim(id: string, expiresAtMs: number): Promise<boolean> {
+    if (expiresAtMs <= Date.now()) return true; // past its expiry an id is refused before it is claimed
+    try {
+      const set = await this.redis.set(this.prefix + id, '1', 'PXAT', expiresAtMs, 'NX');
+      if (this.degraded) {
+        this.degraded = false;
+        this.logger.warn('Redis answers again; single use is decided in Redis again');
+      }
+      return set === 'OK';
+    } catch (err) {
+      if (!this.degraded) {
+        this.degraded = true;
+        this.logger.warn(`Redis does not answer (${(err as Error).message}); single use is decided in the database meanwhile`);
+      }
+      return this.fallback.claim(id, expiresAtMs);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.fallback.close();
+    this.redis.disconnect();
+  }
+}
