@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalSpentStore } from './spent-store';
+import { LocalSpentStore, RedisSpentStore } from './spent-store';
 
 describe('LocalSpentStore', () => {
   let dir: string;
@@ -14,8 +14,10 @@ describe('LocalSpentStore', () => {
     expect(await store.claim('a', later)).toBe(true);
     expect(await store.claim('a', later)).toBe(false);
     expect(await store.claim('b', later)).toBe(true);
-    expect(await store.claim('gone', Date.now() - 1)).toBe(true);
-    expect(await store.claim('gone', Date.now() + 60_000)).toBe(true); // its earlier claim had expired
+    expect(await store.claim('gone', Date.now() - 1)).toBe(false); // already expired: nothing to use
+    expect(await store.claim('short', Date.now() + 20)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(await store.claim('short', Date.now() + 60_000)).toBe(true); // its earlier claim had expired
     await store.close();
   });
 
@@ -49,6 +51,18 @@ describe('LocalSpentStore', () => {
     store.sweep();
     expect(store.size).toBe(1);
     expect(readFileSync(join(dir, 'spent'), 'utf8').trim().split('\n')).toHaveLength(1);
+    await store.close();
+  });
+});
+
+describe('RedisSpentStore while Redis does not answer', () => {
+  it('claims in its fallback instead, once', async () => {
+    const fallback = new LocalSpentStore();
+    const store = new RedisSpentStore('redis://127.0.0.1:1', 'test:', fallback, 100); // nothing listens on port 1
+    await store.ready();
+    expect(await store.claim('id', Date.now() + 60_000)).toBe(true);
+    expect(await store.claim('id', Date.now() + 60_000)).toBe(false);
+    expect(fallback.size).toBe(1);
     await store.close();
   });
 });

@@ -7,7 +7,8 @@ import type { PrismaService } from '../prisma/prisma.service';
 
 /**
  * Single use, decided atomically: `claim` answers true for exactly one of any number of claims of
- * an id before `expiresAtMs`, on every instance sharing the store. Nonces and widget solutions are
+ * an id before `expiresAtMs`, on every instance sharing the store; false for an id already past it
+ * (what expired cannot be used, and two claims in its last millisecond must not both win). Nonces and widget solutions are
  * claimed here (docs/DECISIONS.md, "Nonces are signed tokens").
  */
 export interface SpentStore {
@@ -41,6 +42,7 @@ export class LocalSpentStore implements SpentStore {
 
   claim(id: string, expiresAtMs: number): Promise<boolean> {
     const now = Date.now();
+    if (expiresAtMs <= now) return Promise.resolve(false);
     const until = this.spent.get(id);
     if (until !== undefined && until > now) return Promise.resolve(false);
     this.spent.set(id, expiresAtMs);
@@ -107,6 +109,7 @@ export class DatabaseSpentStore implements SpentStore {
 
   async claim(id: string, expiresAtMs: number): Promise<boolean> {
     const now = new Date();
+    if (expiresAtMs <= now.getTime()) return false;
     // An expired row of the same id (not swept yet) is taken over; a live one is not.
     const rows = await this.prisma.$queryRaw<unknown[]>`
       INSERT INTO "SpentChallenge" ("hash", "expiresAt") VALUES (${id}, ${new Date(expiresAtMs)})
@@ -157,7 +160,7 @@ export class RedisSpentStore implements SpentStore {
   }
 
   async claim(id: string, expiresAtMs: number): Promise<boolean> {
-    if (expiresAtMs <= Date.now()) return true; // past its expiry an id is refused before it is claimed
+    if (expiresAtMs <= Date.now()) return false;
     try {
       const set = await this.redis.set(this.prefix + id, '1', 'PXAT', expiresAtMs, 'NX');
       if (this.degraded) {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { hashOneTimeToken, newOneTimeToken } from '../../src/common/one-time-token';
 import { newNonceId, nonceKeys, signNonce } from '../../src/nonces/nonce-token';
 import { NoncesService, NONCE_RETENTION_MS } from '../../src/nonces/nonces.service';
+import { DatabaseSpentStore, RedisSpentStore, SpentStore } from '../../src/nonces/spent-store';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
 import { issueNonce, solvedAltcha } from '../utils/widget';
 
@@ -130,6 +131,36 @@ describe('nonces', () => {
     const before = Date.now();
     const { expiresAt } = await issue();
     expect((Date.parse(expiresAt) - before) / 1000).toBeLessThanOrEqual(61);
+  });
+});
+
+describe('single use in the database and in Redis', () => {
+  let t: TestApp;
+  beforeAll(async () => (t = await startApp()), 60_000);
+  afterAll(() => t.close());
+
+  const race = async (stores: SpentStore[], id: string) => {
+    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % stores.length].claim(id, Date.now() + 60_000)));
+    return claims.filter(Boolean).length;
+  };
+
+  it('the database (PostgreSQL without Redis, and Redis’s fallback): one of many concurrent claims wins; an expired claim is taken over', async () => {
+    const store = new DatabaseSpentStore(t.prisma);
+    expect(await race([store], `test:${randomUUID()}`)).toBe(1);
+    const id = `test:${randomUUID()}`;
+    expect(await store.claim(id, Date.now() + 50)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await store.claim(id, Date.now() + 60_000)).toBe(true);
+    expect(await store.claim(id, Date.now() + 60_000)).toBe(false);
+    await store.close();
+  });
+
+  (process.env.E2E_REDIS_URL ? it : it.skip)('Redis: one of many concurrent claims from two instances wins', async () => {
+    const prefix = `gatehouse-test:${randomUUID()}:`;
+    const stores = [0, 1].map(() => new RedisSpentStore(process.env.E2E_REDIS_URL!, prefix, new DatabaseSpentStore(t.prisma)));
+    await Promise.all(stores.map((s) => s.ready()));
+    expect(await race(stores, 'id')).toBe(1);
+    await Promise.all(stores.map((s) => s.close()));
   });
 });
 
