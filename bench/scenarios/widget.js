@@ -103,8 +103,8 @@ function widgetSection() {
 
 Measured in turns with the bare reference (${WIDGET_ROUNDS} rounds of one ${TIMING.duration} s run each, the others stopped), 50 connections
 rotating the API keys, the per-visitor limit lifted (one load address stands for many visitors). Each solution is of a
-challenge signed with the app's secret and a known number, checked by the app as any other, and buys one nonce (a database
-insert). Medians of the rounds: ${modes.map((m) => `${m}: challenge issue ${verdict(m, 'challenge', 0.5)}, solution → nonce ${verdict(m, 'redeem', 0.3)}`).join('; ')}.
+challenge signed with the app's secret and a known number, checked by the app as any other, and buys one nonce (a signed
+token; the solution's single use claimed in memory, or in Redis). Medians of the rounds: ${modes.map((m) => `${m}: challenge issue ${verdict(m, 'challenge', 0.5)}, solution → nonce ${verdict(m, 'redeem', 0.3)}`).join('; ')}.
 
 | mode | round | bare req/s | challenge req/s | × bare | CPU µs/req | solution → nonce req/s | × bare | CPU µs/req | answers |
 |---|---|---|---|---|---|---|---|---|---|
