@@ -16,27 +16,30 @@ import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { TeamPage } from './pages/Team';
 
-/** Every path here is also in src/dashboard/dashboard-pages.ts, which serves index.html for it. */
+/**
+ * Every path here is also in src/dashboard/dashboard-pages.ts, which serves index.html for it; paths
+ * match case-sensitively, as the server's do, so /KEYS is not found in either.
+ */
 export const router = createBrowserRouter([
-  { path: '/sign-in', element: <SignInPage /> },
-  { path: '/sign-up', element: <SignUpPage /> },
-  { path: '/forgot-password', element: <ForgotPasswordPage /> },
-  { path: '/reset-password', element: <ResetPasswordPage /> },
-  { path: '/accept-invitation', element: <AcceptInvitationPage /> },
-  { path: '/confirm-email', element: <ConfirmEmailPage /> },
+  { path: '/sign-in', caseSensitive: true, element: <SignInPage /> },
+  { path: '/sign-up', caseSensitive: true, element: <SignUpPage /> },
+  { path: '/forgot-password', caseSensitive: true, element: <ForgotPasswordPage /> },
+  { path: '/reset-password', caseSensitive: true, element: <ResetPasswordPage /> },
+  { path: '/accept-invitation', caseSensitive: true, element: <AcceptInvitationPage /> },
+  { path: '/confirm-email', caseSensitive: true, element: <ConfirmEmailPage /> },
   {
     element: <RequireSession />,
     children: [
       {
         element: <Layout />,
         children: [
-          { path: '/', element: <Home /> },
-          { path: '/keys', element: <KeysPage /> },
-          { path: '/team', element: <TeamPage /> },
-          { path: '/analytics', element: <AnalyticsPage /> },
-          { path: '/audit', element: <AuditPage /> },
-          { path: '/settings', element: <AccountPage /> },
-          { path: '/profile', element: <ProfilePage /> },
+          { path: '/', caseSensitive: true, element: <Home /> },
+          { path: '/keys', caseSensitive: true, element: <KeysPage /> },
+          { path: '/team', caseSensitive: true, element: <TeamPage /> },
+          { path: '/analytics', caseSensitive: true, element: <AnalyticsPage /> },
+          { path: '/audit', caseSensitive: true, element: <AuditPage /> },
+          { path: '/settings', caseSensitive: true, element: <AccountPage /> },
+          { path: '/profile', caseSensitive: true, element: <ProfilePage /> },
         ],
       },
     ],

@@ -67,12 +67,16 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
 
 /**
  * Answers one build of a file: its validator, 304 when the client holds it already, else the body in
- * the best encoding the client accepts. The caller sets the type and caching headers.
+ * the best encoding the client accepts. The caller sets the type and caching headers. With another
+ * status than 200 (the dashboard's page answering an unknown path with 404) there is no validator.
  */
-export function sendBuilt(req: Request, reply: Reply, version: BuiltVersion): void {
-  reply.header('etag', version.etag).header('vary', 'Accept-Encoding').header('x-content-type-options', 'nosniff');
-  if (matchesEtag(req.headers['if-none-match'], version.etag)) return void reply.status(304).send();
+export function sendBuilt(req: Request, reply: Reply, version: BuiltVersion, status = 200): void {
+  reply.header('vary', 'Accept-Encoding').header('x-content-type-options', 'nosniff');
+  if (status === 200) {
+    reply.header('etag', version.etag);
+    if (matchesEtag(req.headers['if-none-match'], version.etag)) return void reply.status(304).send();
+  }
   const encoding = chooseEncoding(req.headers['accept-encoding']);
   if (encoding !== 'identity') reply.header('content-encoding', encoding);
-  reply.status(200).send(version.bodies[encoding]);
+  reply.status(status).send(version.bodies[encoding]);
 }

@@ -5,7 +5,8 @@ import { Public, SkipRateLimit } from '../common/auth.decorators';
 import { BuiltFile, sendBuilt } from '../common/built-file';
 import { AppError } from '../common/errors/app-error';
 import type { Reply, Request } from '../common/request';
-import { DASHBOARD_ASSET_ROUTE, DASHBOARD_CSP, DASHBOARD_DIR, DASHBOARD_PAGES } from './dashboard-pages';
+import { DashboardPage } from './dashboard-page';
+import { DASHBOARD_ASSET_ROUTE, DASHBOARD_DIR, DASHBOARD_PAGES } from './dashboard-pages';
 
 const NOT_BUILT = 'The dashboard is not built: `npm run build` (or `npm run build:dashboard`) writes dist/web/.';
 
@@ -31,26 +32,17 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 @Controller()
 export class DashboardController implements OnModuleInit {
   private readonly logger = new Logger(DashboardController.name);
-  private readonly page = new BuiltFile(join(DASHBOARD_DIR, 'index.html'));
   private readonly assets = new Map<string, BuiltFile>();
 
+  constructor(private readonly page: DashboardPage) {}
+
   onModuleInit(): void {
-    if (this.page.current() === undefined) this.logger.warn(`${NOT_BUILT} Until then its pages answer 404.`);
+    if (!this.page.built) this.logger.warn(`${NOT_BUILT} Until then its pages answer 404.`);
   }
 
   @Get([...DASHBOARD_PAGES])
   servePage(@Req() req: Request, @Res() reply: Reply): void {
-    const version = this.page.current();
-    if (version === undefined) throw new AppError('not_found', NOT_BUILT);
-    reply
-      .header('content-type', 'text/html; charset=utf-8')
-      .header('content-security-policy', DASHBOARD_CSP)
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
-      .header('cross-origin-opener-policy', 'same-origin')
-      // Revalidated each time (a 304 when unchanged): a new build's assets are picked up at once.
-      .header('cache-control', 'no-cache');
-    sendBuilt(req, reply, version);
+    if (!this.page.send(req, reply)) throw new AppError('not_found', NOT_BUILT);
   }
 
   @Get(DASHBOARD_ASSET_ROUTE)

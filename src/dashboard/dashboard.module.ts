@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DashboardController } from './dashboard.controller';
+import { DashboardPage } from './dashboard-page';
 
-@Module({ controllers: [DashboardController] })
+@Module({ controllers: [DashboardController], providers: [DashboardPage], exports: [DashboardPage] })
 export class DashboardModule {}

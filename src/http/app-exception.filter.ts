@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { endpointOf, Reply, Request } from '../common/request';
+import { DashboardPage } from '../dashboard/dashboard-page';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { writeRateLimitHeaders } from '../common/rate-limit-headers';
 import { isDatabaseUnavailable } from '../prisma/database-errors';
@@ -51,7 +52,10 @@ export function toAppError(exception: unknown): AppError {
 export class AppExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
-  constructor(private readonly rateLimits: RateLimitService) {}
+  constructor(
+    private readonly rateLimits: RateLimitService,
+    private readonly dashboard: DashboardPage,
+  ) {}
 
   /**
    * Synchronous unless the request still has to be counted (it failed before the limiter ran):
@@ -73,6 +77,7 @@ export class AppExceptionFilter implements ExceptionFilter {
       else this.logger.error(`${endpointOf(req)} failed [${req.id}]`, (exception as Error)?.stack);
     }
     if (req.rateLimit === null && req.url.startsWith('/api/')) return this.countThenAnswer(error, req, reply);
+    if (error.code === 'not_found' && isBrowserPageRequest(req) && this.dashboard.send(req, reply, 404)) return;
     answer(error, req, reply);
   }
 
@@ -86,6 +91,20 @@ export class AppExceptionFilter implements ExceptionFilter {
     }
     answer(error, req, reply);
   }
+}
+
+/**
+ * A browser asking for a page no route has (outside the API): it gets the dashboard, whose router
+ * shows its not-found page with a way back, still with status 404. API clients, and anything under
+ * /api/, keep the JSON 404.
+ */
+function isBrowserPageRequest(req: Request): boolean {
+  return (
+    (req.method === 'GET' || req.method === 'HEAD') &&
+    req.routeOptions.url === undefined &&
+    !req.url.startsWith('/api/') &&
+    (req.headers.accept ?? '').includes('text/html')
+  );
 }
 
 /** The documented error body (docs/API.md, "Errors"), with the error's own headers. */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PublicApiController } from './public-api.controller';
+import { ServiceConfigController } from './service-config.controller';
 
-@Module({ controllers: [PublicApiController] })
+@Module({ controllers: [PublicApiController, ServiceConfigController] })
 export class PublicApiModule {}

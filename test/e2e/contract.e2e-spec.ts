@@ -221,6 +221,7 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
       valid: false,
       reason: 'unknown',
     });
+    expect((await call('GET', '/api/v1/config')).status).toBe(200);
     expect((await call('GET', '/api/v1/public/ping', { key: allScopes })).status).toBe(200);
     expect((await call('GET', '/api/v1/public/ping', { key })).status).toBe(403);
     expect((await call('GET', '/api/v1/public/ping', { key: 'ghk_not_a_key' })).status).toBe(401);

@@ -35,6 +35,34 @@ describeInBrowser('dashboard: sign-up and e-mail link pages, without e-mail and 
     await context.close();
   });
 
+  it('asks the deployment’s configuration once on the sign-in page, not a sign-up challenge, and logs nothing in the console', async () => {
+    const { context, page, problems, urls } = await openDashboard(d, '/sign-in');
+    const consoleErrors: string[] = [];
+    page.on('console', (msg) => msg.type() === 'error' && consoleErrors.push(msg.text()));
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(urls.filter((url) => url.includes('/auth/signup/challenge'))).toEqual([]);
+    expect(urls.filter((url) => url.endsWith('/api/v1/config')).length).toBeGreaterThan(0);
+    expect(consoleErrors).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('answers a browser at an unknown path, or a page path in other case, with the not-found page (status 404) and a way back', async () => {
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    for (const path of ['/nope', '/KEYS', '/keys/extra']) {
+      const response = await page.goto(path);
+      expect({ path, status: response?.status() }).toEqual({ path, status: 404 });
+      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+    }
+    await page.getByRole('link', { name: 'Go to the dashboard' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('sends who forgot their password to an owner or admin when there is no e-mail', async () => {
     const { context, page, problems } = await openDashboard(d, '/sign-in');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();

@@ -11,6 +11,7 @@ const PUBLIC = [
   'GET /api/v1/auth/signup/challenge',
   'POST /api/v1/auth/signup',
   'POST /api/v1/auth/signup/confirm',
+  'GET /api/v1/config',
 ];
 
 /**

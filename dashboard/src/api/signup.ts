@@ -10,21 +10,21 @@ type TokenAnswer = components['schemas']['TokenResponseDto'];
 /** Where ALTCHA's widget fetches the sign-up challenge. */
 export const SIGNUP_CHALLENGE_URL = '/api/v1/auth/signup/challenge';
 
-export const signupKeys = {
-  all: ['signup'] as const,
-  open: () => [...signupKeys.all, 'open'] as const,
+export const serviceConfigKeys = {
+  all: ['service-config'] as const,
 };
 
-/** Whether this deployment takes sign-ups (SIGNUP=open): its challenge route answers 404 when closed. */
-export const signupOpenQuery = () =>
+/** What this deployment offers before sign-in (sign-up, e-mail, version): one public, cacheable answer. */
+export const serviceConfigQuery = () =>
   queryOptions({
-    queryKey: signupKeys.open(),
-    queryFn: async () => (await api.GET(SIGNUP_CHALLENGE_URL)).response.ok,
+    queryKey: serviceConfigKeys.all,
+    queryFn: async () => unwrap(await api.GET('/api/v1/config')),
     staleTime: Infinity,
   });
 
+/** Whether this deployment takes sign-ups (SIGNUP=open). */
 export function useSignupOpen() {
-  return useQuery(signupOpenQuery());
+  return useQuery({ ...serviceConfigQuery(), select: (config) => config.signupOpen });
 }
 
 export interface SignupBody {
