@@ -3,3 +3,9 @@ export function formatDate(iso: string | null | undefined, never = '—'): strin
   if (!iso) return never;
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
+
+/** A day as people read it (no time): for dates where the hour says nothing, as when a key was made. */
+export function formatDay(iso: string | null | undefined, never = '—'): string {
+  if (!iso) return never;
+  return new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
+}

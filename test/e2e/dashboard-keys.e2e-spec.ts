@@ -44,17 +44,23 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
   });
 
   it('signs in, creates a key whose secret is shown once and works, edits, rotates with a grace period and revokes it', async () => {
+    await account.createKey({ name: 'Open widget', scopes: ['widget'] });
     const { context, page, problems, urls } = await openDashboard(d, '/keys');
     // Not signed in: the sign-in page, which returns to the keys afterwards.
     await signIn(page, account.owner);
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/keys');
+    // A widget key any site may use is flagged in the list.
+    await row(page, 'Open widget').getByText('any site').waitFor();
 
     await page.getByRole('button', { name: 'Create key' }).click();
     const create = page.getByRole('dialog', { name: 'Create an API key' });
     await create.getByLabel('Name').fill('Checkout page');
     await create.getByRole('checkbox', { name: /^verify/ }).check();
+    // …and on creation, until the key names its sites.
+    await create.getByRole('note').getByText('any site can use it').waitFor();
     await create.getByLabel('Allowed origins').fill('https://shop.example.com\nhttps://www.example.com');
+    await create.getByRole('note').waitFor({ state: 'detached' });
     await create.getByLabel('Challenge difficulty (optional)').fill('5000');
     expect(await axeViolations(page)).toEqual([]);
     await create.getByRole('button', { name: 'Create key' }).click();
@@ -83,6 +89,8 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
       challengeMaxNumber: 5000,
     });
     expect(await created.textContent()).toContain(`${stored.prefix}…`);
+    expect(await created.textContent()).toContain('https://shop.example.com, https://www.example.com');
+    expect(await created.getByText('any site').count()).toBe(0);
     expect(secret.startsWith(stored.prefix)).toBe(true);
     expect(await created.textContent()).not.toContain(secret);
     expect(await axeViolations(page)).toEqual([]);
@@ -100,7 +108,8 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
 
     await row(page, 'Checkout').getByRole('button', { name: 'Rotate Checkout' }).click();
     const rotate = page.getByRole('dialog', { name: 'Rotate Checkout' });
-    await rotate.getByLabel('The old secret keeps working for').selectOption({ label: '1 hour' });
+    // The safe choice is the default: the old secret keeps working for an hour.
+    expect(await rotate.getByLabel('The old secret keeps working for').inputValue()).toBe('3600');
     await rotate.getByRole('button', { name: 'Rotate' }).click();
     const rotated = (await page.getByRole('dialog', { name: 'The secret of Checkout' }).getByTestId('secret').textContent())!;
     expect(rotated).not.toBe(secret);
@@ -114,8 +123,10 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     await revoke.getByRole('button', { name: 'Revoke key' }).click();
     await row(page, 'Checkout').waitFor({ state: 'detached' });
     expect([await verifyWith(rotated), await verifyWith(secret)]).toEqual([401, 401]);
-    await page.getByLabel(/Show 1 revoked/).check();
+    await page.getByLabel('Show').selectOption({ label: 'revoked keys (1)' });
     expect(await row(page, 'Checkout').getByText('revoked').count()).toBe(1);
+    expect(await row(page, 'Open widget').count()).toBe(0);
+    await page.getByLabel('Show').selectOption({ label: 'active keys' });
 
     // A reload keeps the session (this tab's storage) and the page.
     await page.reload();

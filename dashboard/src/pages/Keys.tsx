@@ -8,7 +8,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
-import { formatDate } from '../format';
+import { formatDate, formatDay } from '../format';
 import { can, Me } from '../roles';
 
 const SCOPES: { scope: Scope; label: string }[] = [
@@ -18,10 +18,22 @@ const SCOPES: { scope: Scope; label: string }[] = [
 ];
 const GRACE_PERIODS = [
   { seconds: 0, label: 'None: the old secret stops at once' },
-  { seconds: 3600, label: '1 hour' },
+  { seconds: 3600, label: '1 hour (time to deploy the new one)' },
   { seconds: 21600, label: '6 hours' },
   { seconds: 86400, label: '24 hours (the most)' },
 ];
+
+type StatusFilter = 'active' | 'revoked' | 'all';
+
+/** A widget key is public (it is in pages): without allowed origins any site may spend its allowance. */
+const openToEverySite = (key: { scopes: readonly Scope[]; allowedOrigins: readonly string[] }) =>
+  key.scopes.includes('widget') && key.allowedOrigins.length === 0;
+
+function Origins({ apiKey }: { apiKey: ApiKey }) {
+  if (openToEverySite(apiKey)) return <span className="badge warning">any site</span>;
+  if (apiKey.allowedOrigins.length === 0) return <>any</>;
+  return <>{apiKey.allowedOrigins.join(', ')}</>;
+}
 
 type Open =
   | { kind: 'create' }
@@ -34,7 +46,7 @@ type Open =
 export function KeysPage() {
   const me = useMeContext();
   const [open, setOpen] = useState<Open>(null);
-  const [showRevoked, setShowRevoked] = useState(false);
+  const [status, setStatus] = useState<StatusFilter>('active');
   const keys = useKeys();
   const close = () => setOpen(null);
   if (!can.manageKeys(me.role)) {
@@ -45,7 +57,7 @@ export function KeysPage() {
       </>
     );
   }
-  const shown = keys.data?.filter((k) => showRevoked || k.status === 'active') ?? [];
+  const shown = keys.data?.filter((k) => status === 'all' || k.status === status) ?? [];
   const revokedCount = keys.data?.filter((k) => k.status === 'revoked').length ?? 0;
   return (
     <>
@@ -58,15 +70,19 @@ export function KeysPage() {
         <button type="button" className="primary" onClick={() => setOpen({ kind: 'create' })}>
           Create key
         </button>
-        {revokedCount > 0 && (
-          <label className="inline">
-            <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} /> Show {revokedCount} revoked
-          </label>
-        )}
+        <label className="inline">
+          Show{' '}
+          <select value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)}>
+            <option value="active">active keys</option>
+            <option value="revoked">revoked keys ({revokedCount})</option>
+            <option value="all">all keys</option>
+          </select>
+        </label>
       </p>
       <ErrorNote error={keys.error} />
       {keys.isPending && <p role="status">Loading keys…</p>}
-      {keys.data && shown.length === 0 && <p>No keys yet. Create one to call the API or embed the widget.</p>}
+      {keys.data && keys.data.length === 0 && <p>No keys yet. Create one to call the API or embed the widget.</p>}
+      {keys.data && keys.data.length > 0 && shown.length === 0 && <p>No {status} keys.</p>}
       {shown.length > 0 && (
         <div className="table-wrap">
           <table>
@@ -76,6 +92,7 @@ export function KeysPage() {
                 <th scope="col">Name</th>
                 <th scope="col">Key</th>
                 <th scope="col">Scopes</th>
+                <th scope="col">Allowed origins</th>
                 <th scope="col">Status</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Expires</th>
@@ -87,7 +104,10 @@ export function KeysPage() {
             <tbody>
               {shown.map((key) => (
                 <tr key={key.id}>
-                  <th scope="row">{key.name}</th>
+                  <th scope="row">
+                    {key.name}
+                    <small className="hint block">created {formatDay(key.createdAt)}</small>
+                  </th>
                   <td>
                     <code>{key.prefix}…</code>
                     {key.previousSecretExpiresAt && new Date(key.previousSecretExpiresAt) > new Date() && (
@@ -95,6 +115,9 @@ export function KeysPage() {
                     )}
                   </td>
                   <td>{key.scopes.join(', ')}</td>
+                  <td>
+                    <Origins apiKey={key} />
+                  </td>
                   <td>
                     <span className={`badge ${key.status}`}>{key.status}</span>
                   </td>
@@ -200,6 +223,7 @@ function KeyForm({
   });
   const difficulty = me.limits.challengeMaxNumber;
   const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['widget']);
+  const [origins, setOrigins] = useState(existing?.allowedOrigins.join('\n') ?? '');
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -238,8 +262,14 @@ function KeyForm({
           ))}
         </fieldset>
         <Field label="Allowed origins" hint="One per line, such as https://www.example.com. Empty: any origin may use the key.">
-          {(props) => <textarea {...props} name="allowedOrigins" rows={3} defaultValue={existing?.allowedOrigins.join('\n')} />}
+          {(props) => <textarea {...props} name="allowedOrigins" rows={3} value={origins} onChange={(e) => setOrigins(e.target.value)} />}
         </Field>
+        {openToEverySite({ scopes, allowedOrigins: parseOrigins(origins) }) && (
+          <p className="warning" role="note">
+            A widget key sits in your pages for anyone to read: with no allowed origins, any site can use it and spend your allowance. List
+            your sites above.
+          </p>
+        )}
         {!existing && (
           <Field label="Expires (optional)" hint="Empty: the key works until it is revoked.">
             {(props) => <input {...props} name="expiresAt" type="datetime-local" />}
@@ -277,7 +307,7 @@ function KeyForm({
 }
 
 function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose: () => void; onRotated: (key: ApiKeyWithSecret) => void }) {
-  const [grace, setGrace] = useState(0);
+  const [grace, setGrace] = useState(3600);
   const rotate = useRotateKey(apiKey.id, grace, { onSuccess: onRotated });
   return (
     <ConfirmDialog title={`Rotate ${apiKey.name}`} action="Rotate" mutation={rotate} onClose={onClose}>
