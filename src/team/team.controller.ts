@@ -16,7 +16,16 @@ import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { IdParamDto } from '../common/dto/id-param.dto';
 import { UserIdParamDto } from '../common/dto/user-id-param.dto';
 import type { Reply, Request } from '../common/request';
-import { ChangeRoleDto, CreateInvitationDto, InvitationDto, MemberDto, MemberListDto, PendingInvitationListDto } from './dto/team.dto';
+import {
+  ChangeRoleDto,
+  CreateInvitationDto,
+  InvitationDto,
+  InvitationPreviewDto,
+  InvitationTokenDto,
+  MemberDto,
+  MemberListDto,
+  PendingInvitationListDto,
+} from './dto/team.dto';
 import { TeamService } from './team.service';
 
 const NOT_FOUND = { status: 404, type: ErrorResponseDto, description: 'not_found — no such member in this account' };
@@ -127,5 +136,19 @@ export class InvitationsController {
   @ApiResponse({ status: 409, type: ErrorResponseDto, description: 'conflict — a user with this email exists' })
   accept(@Body() dto: AcceptInvitationDto, @Req() req: Request): Promise<TokenResponseDto> {
     return this.team.acceptInvitation(dto.token, dto.password, req.id);
+  }
+
+  @Post('preview')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Whom an invitation joins, as whom, invited by whom: for its page, before a password is chosen' })
+  @ApiOkResponse({ type: InvitationPreviewDto })
+  @ApiResponse({
+    status: 401,
+    type: ErrorResponseDto,
+    description: 'invalid_credentials — the invitation is unknown, used, revoked (or its inviter removed or demoted) or expired',
+  })
+  preview(@Body() dto: InvitationTokenDto): Promise<InvitationPreviewDto> {
+    return this.team.previewInvitation(dto.token);
   }
 }

@@ -14,7 +14,7 @@ import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import type { Prisma, User } from '../generated/prisma/client';
 import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
-import { InvitationDto, MemberDto, PendingInvitationDto } from './dto/team.dto';
+import { InvitationDto, InvitationPreviewDto, MemberDto, PendingInvitationDto } from './dto/team.dto';
 import { assertNotLastOwner, invitationRolesKept, isPending, mayActOnOwner, mayInvite, takesAnOwnerAway } from './team-rules';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -145,6 +145,31 @@ ${this.mailer.link('/accept-invitation', token)}
   }
 
   /** Single use: the invitation is claimed in the same transaction that creates the user. */
+  /**
+   * Whom a pending invitation joins, as whom, invited by whom — for its link's page, before a
+   * password is chosen. Refused exactly as accepting it would be.
+   */
+  async previewInvitation(token: string): Promise<InvitationPreviewDto> {
+    const invitation = await this.prisma.invitation.findUnique({
+      where: { tokenHash: hashOneTimeToken(token) },
+      include: { account: true },
+    });
+    const inviter =
+      invitation?.invitedById == null
+        ? null
+        : await this.prisma.user.findFirst({ where: { id: invitation.invitedById, accountId: invitation.accountId } });
+    if (invitation === null || !isPending(invitation, new Date()) || inviter === null || !mayInvite(inviter.role, invitation.role)) {
+      throw new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
+    }
+    return {
+      accountName: invitation.account.name,
+      invitedBy: inviter.email,
+      email: invitation.email,
+      role: invitation.role,
+      expiresAt: invitation.expiresAt.toISOString(),
+    };
+  }
+
   async acceptInvitation(token: string, password: string, requestId: string): Promise<TokenResponseDto> {
     const refused = () =>
       new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);

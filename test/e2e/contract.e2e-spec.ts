@@ -145,6 +145,8 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
         })
       ).status,
     ).toBe(409);
+    expect((await call('POST', '/api/v1/auth/invitations/preview', { body: { token: invited.body!.token } })).status).toBe(200);
+    expect((await call('POST', '/api/v1/auth/invitations/preview', { body: { token: 'ghi_not_an_invitation' } })).status).toBe(401);
     expect(
       (await call('POST', '/api/v1/auth/invitations/accept', { body: { token: invited.body!.token, password: 'a new member password' } }))
         .status,

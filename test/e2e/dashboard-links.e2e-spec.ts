@@ -97,6 +97,7 @@ describeInBrowser('dashboard: sign-up and e-mail link pages, without e-mail and 
 
     await page.goto('/accept-invitation#token=ghi_nothing-of-ours');
     await page.getByRole('heading', { name: 'Join your team' }).waitFor();
+    await page.getByRole('alert').getByText('This invitation cannot be used any more').waitFor(); // said before a password is typed
     expect(await axeViolations(page)).toEqual([]);
 
     await page.goto('/confirm-email#token=anything');

@@ -79,6 +79,11 @@ describeInBrowser('dashboard: team, in Chromium', () => {
     const joiner = await openDashboard(d, link.slice(d.base.length));
     await joiner.page.getByRole('heading', { name: 'Join your team' }).waitFor();
     await joiner.page.waitForURL((url) => url.hash === '' && url.pathname === '/accept-invitation'); // the token left the address bar
+    // Before a password: whom the link joins, as whom, invited by whom, and the address to sign in with.
+    const { name: accountName } = await d.t.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
+    const invitation = await joiner.page.getByText(/invites you to join/).textContent();
+    expect(invitation).toContain(`${account.owner.email} invites you to join ${accountName} as DEVELOPER`);
+    expect(invitation).toContain(`you then sign in as ${email}`);
     expect(await axeViolations(joiner.page)).toEqual([]);
     await joiner.page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
     await joiner.page.getByLabel('Repeat the new password').fill('something else entirely');

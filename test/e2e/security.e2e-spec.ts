@@ -6,6 +6,7 @@ import { runSecuritySuite } from './shared/security-suite';
 const PUBLIC = [
   'POST /api/v1/auth/login',
   'POST /api/v1/auth/invitations/accept',
+  'POST /api/v1/auth/invitations/preview',
   'POST /api/v1/auth/password-reset/request',
   'POST /api/v1/auth/password-reset/accept',
   'GET /api/v1/auth/signup/challenge',

@@ -20,6 +20,7 @@ describe('team: invitations, roles, removal; password and me', () => {
     t.http.post('/api/v1/team/invitations').set(bearer(by.token)).send({ email, role });
   const accept = (token: string, password: string): Promise<Response> =>
     t.http.post('/api/v1/auth/invitations/accept').send({ token, password });
+  const preview = (token: string): Promise<Response> => t.http.post('/api/v1/auth/invitations/preview').send({ token });
   const changeRole = (by: { token: string }, userId: string, role: Role): Promise<Response> =>
     t.http.patch(`/api/v1/team/members/${userId}`).set(bearer(by.token)).send({ role });
   const remove = (by: { token: string }, userId: string): Promise<Response> =>
@@ -81,6 +82,18 @@ describe('team: invitations, roles, removal; password and me', () => {
       const email = freshEmail();
       const inv = await invite(admin, email, 'DEVELOPER');
       expect(inv.status).toBe(201);
+      // Before choosing a password, the invitee learns whom they join, as whom, invited by whom.
+      const seen = await preview(inv.body.token);
+      expect(seen.status).toBe(200);
+      expectRateLimitHeaders(seen);
+      expect(seen.body).toEqual({
+        accountName: expect.any(String),
+        invitedBy: admin.email,
+        email,
+        role: 'DEVELOPER',
+        expiresAt: inv.body.expiresAt,
+      });
+      expect(seen.body.accountName).toBe((await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).name);
       const res = await accept(inv.body.token, NEW_PASSWORD);
       expect(res.status).toBe(200);
       expectRateLimitHeaders(res);
@@ -99,6 +112,7 @@ describe('team: invitations, roles, removal; password and me', () => {
 
       const again = await accept(inv.body.token, 'yet another long passphrase');
       expectError(again, 401, 'invalid_credentials');
+      expectError(await preview(inv.body.token), 401, 'invalid_credentials');
       expectRateLimitHeaders(again);
       expect(await t.prisma.user.count({ where: { email } })).toBe(1);
     });
@@ -115,6 +129,8 @@ describe('team: invitations, roles, removal; password and me', () => {
       const res = await accept(`ghi_${randomUUID()}`, NEW_PASSWORD);
       expectError(res, 401, 'invalid_credentials');
       expectRateLimitHeaders(res);
+      expectError(await preview(`ghi_${randomUUID()}`), 401, 'invalid_credentials');
+      expectError(await preview(''), 400, 'validation_failed');
     });
 
     it('refuses a weak password with 400 validation_failed, creates no user, and keeps the invitation usable', async () => {
@@ -225,6 +241,7 @@ describe('team: invitations, roles, removal; password and me', () => {
         const demoted = await team.addUser('ADMIN');
         const byAdmin = await invite(demoted, freshEmail(), 'DEVELOPER');
         expect((await changeRole(team.owner, demoted.id, 'DEVELOPER')).status).toBe(200);
+        expectError(await preview(byAdmin.body.token), 401, 'invalid_credentials');
         expectError(await accept(byAdmin.body.token, NEW_PASSWORD), 401, 'invalid_credentials');
 
         const second = await team.addUser('OWNER');

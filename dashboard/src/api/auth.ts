@@ -11,7 +11,26 @@ type TokenAnswer = components['schemas']['TokenResponseDto'];
 export const authKeys = {
   all: ['auth'] as const,
   me: () => [...authKeys.all, 'me'] as const,
+  invitation: (token: string) => [...authKeys.all, 'invitation', token] as const,
 };
+
+/** Whom an invitation joins, as whom and invited by whom, before its password is chosen. */
+export const invitationPreviewQuery = (token: string) =>
+  queryOptions({
+    queryKey: authKeys.invitation(token),
+    queryFn: async () => unwrap(await api.POST('/api/v1/auth/invitations/preview', { body: { token } })),
+    retry: false,
+    staleTime: Infinity,
+  });
+
+/**
+ * The preview of an invitation not yet accepted: `pending` false once the person joins, as the
+ * used invitation would answer 401 to a refetch (the fresh session clears the cache) and that 401
+ * must not read as the new session's end.
+ */
+export function useInvitationPreview(token: string | null, pending: boolean) {
+  return useQuery({ ...invitationPreviewQuery(token ?? ''), enabled: token !== null && pending });
+}
 
 /** The signed-in person, their account, plan and the bounds of its settings (GET /auth/me), shared by every page. */
 export const meQuery = () =>

@@ -1,5 +1,5 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsString, MaxLength } from 'class-validator';
+import { IsEmail, IsIn, IsString, Length, MaxLength } from 'class-validator';
 import { ROLES, Role } from '../../common/principal';
 
 export class MemberDto {
@@ -79,6 +79,22 @@ export class PendingInvitationDto extends PickType(InvitationDto, ['id', 'email'
 
   @ApiProperty({ description: 'The member who invited.', type: InviterDto, nullable: true })
   readonly invitedBy!: InviterDto | null;
+}
+
+export class InvitationTokenDto {
+  @ApiProperty({ description: 'The one-time token from the invitation.', maxLength: 200 })
+  @IsString()
+  @Length(1, 200)
+  readonly token!: string;
+}
+
+/** What an invitee sees before choosing a password: whom they join, as whom, invited by whom. */
+export class InvitationPreviewDto extends PickType(InvitationDto, ['email', 'role', 'expiresAt'] as const) {
+  @ApiProperty({ description: 'The account the invitation joins.' })
+  readonly accountName!: string;
+
+  @ApiProperty({ description: 'The email of the member who invited.' })
+  readonly invitedBy!: string;
 }
 
 export class PendingInvitationListDto {
