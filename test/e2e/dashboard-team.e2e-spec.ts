@@ -207,6 +207,20 @@ describeInBrowser('dashboard: team, in Chromium', () => {
     await context.close();
   });
 
+  it('keeps a signed-in tab signed in when it opens a dead invitation link: that 401 is the invitation’s, not the session’s', async () => {
+    const { page, context, problems } = await openDashboard(d, '/team');
+    await signIn(page, account.owner);
+    await page.goto('/accept-invitation#token=ghi_nothing-of-ours');
+    await page.getByRole('alert').getByText('This invitation cannot be used any more').waitFor();
+    await choosePassword(page, NEW_PASSWORD, 'Join');
+    await page.getByRole('alert').getByText('This invitation cannot be used any more').waitFor();
+    await page.goto('/team');
+    await page.getByRole('heading', { name: 'Team' }).waitFor();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('shows the API’s refusal in the dialog when the page is out of date (409: the last owner)', async () => {
     const other = await createAccount(d.t);
     const second = await other.addUser('OWNER');

@@ -3,8 +3,8 @@ import { session } from './session';
 
 /**
  * The dashboard's one client: same origin, the session's bearer token on every call. A 401 that says
- * the token is over (expired, signed out elsewhere, password changed) ends the session; the app then
- * shows sign-in with the reason and returns to the page afterwards.
+ * the token is over (`token_expired`; `invalid_token`: signed out elsewhere, password changed) ends
+ * the session; the app then shows sign-in with the reason and returns to the page afterwards.
  */
 export const api = createApiClient('', session.token);
 
@@ -17,7 +17,10 @@ api.use({
       .clone()
       .json()
       .catch(() => null)) as { error?: string } | null;
-    session.end(body?.error === 'token_expired' ? 'expired' : 'revoked');
+    // Only a refusal of the token itself: a public route's own 401 (an invitation's or a reset
+    // link's invalid_credentials) says nothing about the session.
+    if (body?.error === 'token_expired') session.end('expired');
+    else if (body?.error === 'invalid_token') session.end('revoked');
     return response;
   },
 });
