@@ -70,12 +70,20 @@ export class NoncesService implements OnModuleInit, OnApplicationShutdown {
     if (solved.hostname !== null && Buffer.byteLength(solved.hostname) > MAX_HOSTNAME_BYTES) {
       throw new AppError('validation_failed', 'The page’s hostname is longer than a DNS name.', [{ field: 'origin', message: 'too long' }]);
     }
-    if (!(await this.spent.claim(`solution:${solved.solutionId}`, solved.challengeExpiresAtMs))) return undefined;
+    if (!(await this.claimSolution(solved.solutionId, solved.challengeExpiresAtMs))) return undefined;
     const { nonceTtlSeconds } = this.accounts.cached(key.accountId) ?? (await this.accounts.limitsFor(key.accountId));
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresAt = issuedAt + nonceTtlSeconds;
     const nonce = signNonce({ accountId: key.accountId, id: newNonceId(), issuedAt, expiresAt, hostname: solved.hostname }, this.keys[0]);
     return { nonce, expiresAt: new Date(expiresAt * 1000).toISOString() };
+  }
+
+  /**
+   * Spends a solved challenge (its id, until its challenge expires): true the first time on any
+   * instance, false after. Widget solutions (through `issue`) and sign-up's are spent here.
+   */
+  claimSolution(solutionId: string, challengeExpiresAtMs: number): Promise<boolean> {
+    return this.spent.claim(`solution:${solutionId}`, challengeExpiresAtMs);
   }
 
   /** The verdict, counted as a widget event (valid or invalid) for analytics. */

@@ -97,7 +97,8 @@ export class LocalSpentStore implements SpentStore {
 
 /**
  * PostgreSQL's store, for instances that share a database but no Redis, and Redis's fallback: an
- * insert that conflicts on the id's primary key claims nothing. Expired rows are deleted hourly.
+ * insert that conflicts on the id's primary key claims nothing. Expired rows are deleted hourly
+ * (every instance's store does so; an expired row not deleted yet is taken over by a new claim).
  */
 export class DatabaseSpentStore implements SpentStore {
   private readonly sweeper: NodeJS.Timeout;

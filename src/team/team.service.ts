@@ -32,6 +32,10 @@ async function revokeInvitationsOf(tx: Prisma.TransactionClient, userId: string,
   });
 }
 
+/** An invitation that cannot be used (unknown, used, revoked, expired, or its inviter gone): as a refused credential. */
+const invitationRefused = () =>
+  new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
+
 /**
  * Members and invitations. The rules: only an OWNER grants, changes or removes OWNER; the last
  * OWNER is never demoted or removed; ids of another account answer 404.
@@ -144,7 +148,6 @@ ${this.mailer.link('/accept-invitation', token)}
     });
   }
 
-  /** Single use: the invitation is claimed in the same transaction that creates the user. */
   /**
    * Whom a pending invitation joins, as whom, invited by whom — for its link's page, before a
    * password is chosen. Refused exactly as accepting it would be.
@@ -159,7 +162,7 @@ ${this.mailer.link('/accept-invitation', token)}
         ? null
         : await this.prisma.user.findFirst({ where: { id: invitation.invitedById, accountId: invitation.accountId } });
     if (invitation === null || !isPending(invitation, new Date()) || inviter === null || !mayInvite(inviter.role, invitation.role)) {
-      throw new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
+      throw invitationRefused();
     }
     return {
       accountName: invitation.account.name,
@@ -170,12 +173,11 @@ ${this.mailer.link('/accept-invitation', token)}
     };
   }
 
+  /** Single use: the invitation is claimed in the same transaction that creates the user. */
   async acceptInvitation(token: string, password: string, requestId: string): Promise<TokenResponseDto> {
-    const refused = () =>
-      new AppError('invalid_credentials', 'The invitation is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
     const invitation = await this.prisma.invitation.findUnique({ where: { tokenHash: hashOneTimeToken(token) } });
     if (invitation === null || !isPending(invitation, new Date())) {
-      throw refused();
+      throw invitationRefused();
     }
     const problems = passwordProblems(password, invitation.email, 'password');
     if (problems.length > 0) throw new AppError('validation_failed', 'The password does not meet the policy.', problems);
@@ -185,13 +187,13 @@ ${this.mailer.link('/accept-invitation', token)}
         where: { id: invitation.id, ...pendingAt(new Date()) },
         data: { acceptedAt: new Date() },
       });
-      if (claimed.count === 0) throw refused();
+      if (claimed.count === 0) throw invitationRefused();
       // Removing or demoting the inviter revokes their invitations; this holds whatever path changed them.
       const inviter =
         invitation.invitedById === null
           ? null
           : await tx.user.findFirst({ where: { id: invitation.invitedById, accountId: invitation.accountId } });
-      if (inviter === null || !mayInvite(inviter.role, invitation.role)) throw refused();
+      if (inviter === null || !mayInvite(inviter.role, invitation.role)) throw invitationRefused();
       if ((await tx.user.count({ where: { email: invitation.email } })) > 0)
         throw new AppError('conflict', 'A user with this email exists.');
       const created = await tx.user.create({

@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { createChallenge } from 'altcha-lib/v1';
 import type { ApiKeyPrincipal } from '../common/principal';
 import { AppError } from '../common/errors/app-error';
@@ -8,8 +8,6 @@ import { normalizeOrigin } from '../cors/origins';
 import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
 import { NoncesService } from '../nonces/nonces.service';
 import { PlanLimitsService } from '../plans/plan-limits.service';
-import { isUniqueViolation } from '../prisma/database-errors';
-import { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from '../usage/usage.recorder';
 import { ChallengeDto } from './dto/challenge.dto';
 import { expiresAtMs, spentHash, verifiedSolution } from './solution';
@@ -28,9 +26,8 @@ const CHALLENGE_FAILED = 'challenge_failed';
  * exchanged for at most one nonce.
  */
 @Injectable()
-export class ChallengesService implements OnModuleInit, OnModuleDestroy {
+export class ChallengesService {
   private readonly secrets: readonly string[];
-  private janitor?: NodeJS.Timeout;
   /** Challenges per key, and per visitor (key + client IP): either surging raises the difficulty. */
   private readonly keySurge = new SurgeMeter({ floorPerMinute: 10, max: 50_000 });
   private readonly visitorSurge = new SurgeMeter({ floorPerMinute: 3, max: 100_000 });
@@ -40,7 +37,6 @@ export class ChallengesService implements OnModuleInit, OnModuleDestroy {
     private readonly plans: PlanLimitsService,
     private readonly nonces: NoncesService,
     private readonly usage: UsageRecorder,
-    private readonly prisma: PrismaService,
   ) {
     this.secrets = resolveWidgetSecrets(config);
   }
@@ -102,34 +98,15 @@ export class ChallengesService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * A correct, unexpired solution of a sign-up challenge, spent here: the same solution again, on
-   * any instance, is refused (SpentChallenge's primary key). Anything else is 422 challenge_failed.
+   * any instance, is refused (the nonces' SpentStore). Anything else is 422 challenge_failed.
    */
   async spendSignupSolution(altcha: string): Promise<void> {
     const solution = await verifiedSolution(altcha, { purpose: 'signup' }, this.secrets);
     if (solution === undefined) {
       throw new AppError(CHALLENGE_FAILED);
     }
-    try {
-      await this.prisma.spentChallenge.create({
-        data: { hash: spentHash(solution), expiresAt: new Date(Date.now() + CHALLENGE_TTL_MS) },
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError(CHALLENGE_FAILED, 'This solution was already used; solve a new challenge.');
-      throw err;
+    if (!(await this.nonces.claimSolution(spentHash(solution), expiresAtMs(solution)))) {
+      throw new AppError(CHALLENGE_FAILED, 'This solution was already used; solve a new challenge.');
     }
-  }
-
-  /** Spent sign-up challenges past their expiry refuse themselves: their rows go. */
-  purgeSpent(now = new Date()): Promise<{ count: number }> {
-    return this.prisma.spentChallenge.deleteMany({ where: { expiresAt: { lt: now } } });
-  }
-
-  onModuleInit(): void {
-    this.janitor = setInterval(() => void this.purgeSpent().catch(() => undefined), 600_000);
-    this.janitor.unref();
-  }
-
-  onModuleDestroy(): void {
-    clearInterval(this.janitor);
   }
 }
