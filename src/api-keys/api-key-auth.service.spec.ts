@@ -62,7 +62,7 @@ describe('ApiKeyAuthService', () => {
       },
     } as unknown as PrismaService;
     const usage = { touch: () => undefined } as unknown as ApiKeyUsageTracker;
-    const config = { redisUrl: undefined, databaseUrl: undefined, redisKeyPrefix: 'test:' } as unknown as AppConfig;
+    const config = { redis: undefined, databaseUrl: undefined, redisKeyPrefix: 'test:' } as unknown as AppConfig;
     service = new ApiKeyAuthService(prisma, usage, new CacheInvalidation(config));
   });
 

@@ -58,7 +58,7 @@ describe('users and accounts refreshed in batches', () => {
         },
       },
     } as unknown as PrismaService;
-    const config = { redisUrl: undefined, databaseUrl: undefined, redisKeyPrefix: 'test:' } as unknown as AppConfig;
+    const config = { redis: undefined, databaseUrl: undefined, redisKeyPrefix: 'test:' } as unknown as AppConfig;
     const invalidation = new CacheInvalidation(config);
     userService = new UserPrincipalService(prisma, invalidation);
     planService = new PlanLimitsService(prisma, invalidation);

@@ -1,9 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import Redis from 'ioredis';
 import { Client } from 'pg';
-import { firstConnectionAttempt } from '../common/redis-first-connection';
+import { connectRedis, firstConnectionAttempt, RedisClient } from '../common/redis-client';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import {
   CACHE_REFRESH_MS,
@@ -49,8 +48,8 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
   private seq = 0;
   /** `origin:seq` of the messages applied lately; cleared when large (a repeat then costs a re-read). */
   private readonly seen = new Set<string>();
-  private publisher?: Redis;
-  private subscriber?: Redis;
+  private publisher?: RedisClient;
+  private subscriber?: RedisClient;
   private listener?: Client;
   private listenerLost = false;
   private relisten?: NodeJS.Timeout;
@@ -68,9 +67,10 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async connectRedis(): Promise<void> {
-    if (this.config.redisUrl === undefined) return;
+    const target = this.config.redis;
+    if (target === undefined) return;
     const retryStrategy = (n: number) => Math.min(n * 100, 2000);
-    this.publisher = new Redis(this.config.redisUrl, {
+    this.publisher = connectRedis(target, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: 250,
@@ -78,7 +78,7 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
     });
     // The subscriber keeps ioredis's offline queue: SUBSCRIBE waits for the connection (and is
     // sent again after every reconnect), without holding up the start when Redis is down.
-    this.subscriber = new Redis(this.config.redisUrl, { retryStrategy });
+    this.subscriber = connectRedis(target, { retryStrategy });
     for (const r of [this.publisher, this.subscriber]) r.on('error', () => undefined);
     this.subscriber.on('message', (_channel: string, raw: string) => this.receive(raw));
     void this.subscriber.subscribe(this.channel).catch((err: Error) => {

@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     expect(config.port).toBe(3000);
     expect(config.dataDir).toBe('./data');
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.redisUrl).toBeUndefined();
+    expect(config.redis).toBeUndefined();
     expect(config.jwt.secret).toBeUndefined();
     expect(config.jwt.expiresIn).toBe(86400);
     expect(config.bootstrapOwner).toBeUndefined();
@@ -27,7 +27,11 @@ describe('loadConfig', () => {
     expect(config.port).toBe(8080);
     expect(config.jwt.expiresIn).toBe(3600);
     expect(config.databaseUrl).toBe('postgresql://u@db/gh');
-    expect(config.redisUrl).toBe('rediss://cache:6380');
+    expect(config.redis).toEqual({ url: 'rediss://cache:6380', cluster: false });
+    expect(loadConfig({ REDIS_URL: 'redis://node-1:7000', REDIS_CLUSTER: 'true' }).redis).toEqual({
+      url: 'redis://node-1:7000',
+      cluster: true,
+    });
     expect(config.dataDir).toBe('/var/lib/gh');
   });
 

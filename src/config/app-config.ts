@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import type { RedisTarget } from '../common/redis-client';
 import { normalizeOrigin } from '../cors/origins';
 
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
@@ -16,6 +17,10 @@ class EnvironmentVariables {
   @IsOptional()
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL?: string;
+
+  /** true: REDIS_URL names one node of a Redis (or Valkey) Cluster. */
+  @IsIn(['true', 'false'])
+  REDIS_CLUSTER: string = 'false';
 
   @IsString()
   @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'REDIS_KEY_PREFIX must be 1-64 characters of A-Z a-z 0-9 : _ . -' })
@@ -133,7 +138,7 @@ export interface AppConfig {
   /** Unset: embedded PGlite under dataDir. */
   readonly databaseUrl?: string;
   /** Unset: in-process rate-limit storage. */
-  readonly redisUrl?: string;
+  readonly redis?: RedisTarget;
   /** Every Redis key starts with it, so instances of one deployment share and others do not. */
   readonly redisKeyPrefix: string;
   readonly jwt: {
@@ -236,7 +241,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     port: env.PORT,
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
-    redisUrl: env.REDIS_URL,
+    redis: env.REDIS_URL === undefined ? undefined : { url: env.REDIS_URL, cluster: env.REDIS_CLUSTER === 'true' },
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     jwt: { secret: env.JWT_SECRET, expiresIn: env.JWT_EXPIRES_IN, issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE },
     widget: { secrets: widgetSecrets },

@@ -9,8 +9,8 @@ import { DatabaseSpentStore, LocalSpentStore, RedisSpentStore, SpentStore } from
 
 /** Where single use is decided: Redis when instances share one, else PostgreSQL, else this process and its data directory. */
 async function createSpentStore(config: AppConfig, prisma: PrismaService): Promise<SpentStore> {
-  if (config.redisUrl !== undefined) {
-    const store = new RedisSpentStore(config.redisUrl, `${config.redisKeyPrefix}spent:`, new DatabaseSpentStore(prisma));
+  if (config.redis !== undefined) {
+    const store = new RedisSpentStore(config.redis, `${config.redisKeyPrefix}spent:`, new DatabaseSpentStore(prisma));
     await store.ready();
     return store;
   }

@@ -58,7 +58,7 @@ describe('LocalSpentStore', () => {
 describe('RedisSpentStore while Redis does not answer', () => {
   it('claims in its fallback instead, once', async () => {
     const fallback = new LocalSpentStore();
-    const store = new RedisSpentStore('redis://127.0.0.1:1', 'test:', fallback, 100); // nothing listens on port 1
+    const store = new RedisSpentStore({ url: 'redis://127.0.0.1:1', cluster: false }, 'test:', fallback, 100); // nothing listens on port 1
     await store.ready();
     expect(await store.claim('id', Date.now() + 60_000)).toBe(true);
     expect(await store.claim('id', Date.now() + 60_000)).toBe(false);

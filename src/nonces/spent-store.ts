@@ -1,8 +1,7 @@
 import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import Redis from 'ioredis';
-import { firstConnectionAttempt } from '../common/redis-first-connection';
+import { connectRedis, firstConnectionAttempt, RedisClient, RedisTarget } from '../common/redis-client';
 import type { PrismaService } from '../prisma/prisma.service';
 
 /**
@@ -137,16 +136,16 @@ export class DatabaseSpentStore implements SpentStore {
  */
 export class RedisSpentStore implements SpentStore {
   private readonly logger = new Logger(RedisSpentStore.name);
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private degraded = false;
 
   constructor(
-    url: string,
+    target: RedisTarget,
     private readonly prefix: string,
     private readonly fallback: SpentStore,
     commandTimeoutMs = 250,
   ) {
-    this.redis = new Redis(url, {
+    this.redis = connectRedis(target, {
       commandTimeout: commandTimeoutMs,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,

@@ -10,7 +10,7 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
 
 function createStorage(config: AppConfig): CounterStorage {
   const memory = new MemoryThrottlerStorage();
-  return config.redisUrl === undefined ? memory : new RedisThrottlerStorage(config.redisUrl, memory, 250, `${config.redisKeyPrefix}rl:`);
+  return config.redis === undefined ? memory : new RedisThrottlerStorage(config.redis, memory, 250, `${config.redisKeyPrefix}rl:`);
 }
 
 /**

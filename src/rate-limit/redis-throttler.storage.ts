@@ -1,7 +1,6 @@
 import { Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { CounterStorage, ThrottlerStorageRecord, WindowPeek } from './counter-storage';
-import Redis from 'ioredis';
-import { firstConnectionAttempt } from '../common/redis-first-connection';
+import { connectRedis, firstConnectionAttempt, RedisClient, RedisTarget } from '../common/redis-client';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { TurnBatch } from './turn-batch';
 
@@ -30,11 +29,17 @@ const PROBE_INTERVAL_MS = 1000;
 /** Hits sent in one script call at most; a larger batch goes as several calls. */
 const MAX_BATCH = 256;
 
-type RedisWithHit = Redis & {
+type RedisWithHit = RedisClient & {
   /** `gatehouseHit(n, key1…keyN, ttl1…ttlN)` → [hits1, ms1, hits2, ms2, …] */
   gatehouseHit(...args: (string | number)[]): Promise<number[]>;
   gatehousePeek(key: string): Promise<[number, number]>;
 };
+
+/** The tracker of a counter key `tracker|endpoint…`: the part before the first `|`. */
+function hashTagOf(key: string): string {
+  const bar = key.indexOf('|');
+  return bar < 0 ? key : key.slice(0, bar);
+}
 
 interface PendingHit {
   readonly key: string;
@@ -54,8 +59,8 @@ interface KnownRefusal {
  * Redis together, as one call of an atomic script (ioredis sends it by EVALSHA; EVAL once, when
  * Redis does not know it yet): one socket write and one read for all the requests that arrived
  * together, where a call per hit cost a write per request (docs/PERFORMANCE.md, "Redis: one call per loop turn, none for refused keys"). A hit waits at
- * most one turn of the loop for its batch. The script touches several keys at once, so it needs
- * one Redis server (not Redis Cluster, whose keys of one call must share a slot).
+ * most one turn of the loop for its batch. On a Redis Cluster, whose commands' keys must share a slot,
+ * a turn's hits go as one call per tracker (the keys' hash tag) instead, to the primary owning it.
  *
  * When Redis does not answer within `commandTimeoutMs`, the hits are counted in this process
  * instead and a warning is logged. While Redis is down, one request a second probes it and the
@@ -79,17 +84,19 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
   /** The hits asked for in this turn of the event loop, sent together after I/O polling. */
   private readonly hits = new TurnBatch<PendingHit>((hits) => this.flush(hits));
 
+  private readonly cluster: boolean;
+
   constructor(
-    url: string,
+    target: RedisTarget,
     private readonly fallback: MemoryThrottlerStorage,
     commandTimeoutMs = 250,
     private readonly prefix = 'gatehouse:rl:',
   ) {
-    this.redis = new Redis(url, {
+    this.cluster = target.cluster;
+    this.redis = connectRedis(target, {
       commandTimeout: commandTimeoutMs,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      lazyConnect: false,
       retryStrategy: (times) => Math.min(times * 100, 2000),
     }) as RedisWithHit;
     this.redis.on('error', () => undefined); // reported through degrade(), once per outage
@@ -116,7 +123,7 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
   /** Answers the hits of a key Redis already refused in this window; sends the others. */
   private flush(hits: PendingHit[]): void {
     const now = Date.now();
-    let batch: PendingHit[] = [];
+    const batches = new Map<string, PendingHit[]>();
     for (const hit of hits) {
       const refusal = this.refused.size === 0 ? undefined : this.refused.get(hit.key);
       if (refusal !== undefined && refusal.endsAt > now && refusal.hits >= hit.limit) {
@@ -124,20 +131,24 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
         hit.resolve({ totalHits: refusal.hits + 1, timeToExpire, isBlocked: true, timeToBlockExpire: timeToExpire });
         continue;
       }
-      batch.push(hit);
-      if (batch.length === MAX_BATCH) {
+      // One server takes any keys in one call; a cluster only keys of one slot: one call per hash tag.
+      const group = this.cluster ? hashTagOf(hit.key) : '';
+      const batch = batches.get(group);
+      if (batch === undefined) batches.set(group, [hit]);
+      else if (batch.length === MAX_BATCH - 1) {
+        batch.push(hit);
         void this.send(batch, now);
-        batch = [];
-      }
+        batches.delete(group);
+      } else batch.push(hit);
     }
-    if (batch.length > 0) void this.send(batch, now);
+    for (const batch of batches.values()) void this.send(batch, now);
   }
 
   private async send(batch: PendingHit[], sentAt: number): Promise<void> {
     let replies: number[];
     try {
       const args: (string | number)[] = [batch.length];
-      for (const hit of batch) args.push(this.prefix + hit.key);
+      for (const hit of batch) args.push(this.redisKey(hit.key));
       for (const hit of batch) args.push(hit.ttl);
       replies = await this.redis.gatehouseHit(...args);
       if (this.degradedSince !== null) this.recover();
@@ -158,13 +169,23 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
   async peek(key: string): Promise<WindowPeek> {
     if (!this.tryRedis()) return this.fallback.peekSync(key);
     try {
-      const [hits, pttl] = await this.redis.gatehousePeek(this.prefix + key);
+      const [hits, pttl] = await this.redis.gatehousePeek(this.redisKey(key));
       if (this.degradedSince !== null) this.recover();
       return { hits, timeToExpire: pttl > 0 ? Math.ceil(pttl / 1000) : 0 };
     } catch (err) {
       this.degrade(err as Error);
       return this.fallback.peekSync(key);
     }
+  }
+
+  /**
+   * `prefix{tracker}|endpoint…`: the counter's tracker (`key:<id>`, `user:<id>`, `visitor:<ip>`) is
+   * its hash tag, so on a Redis Cluster all of one tracker's counters live in one slot, and one
+   * script call can count them together (docs/DECISIONS.md, "Rate-limit counters on a Redis Cluster").
+   */
+  private redisKey(key: string): string {
+    const tag = hashTagOf(key);
+    return `${this.prefix}{${tag}}${key.slice(tag.length)}`;
   }
 
   /** Healthy: always. Degraded: one probe per PROBE_INTERVAL_MS, the rest stay local. */

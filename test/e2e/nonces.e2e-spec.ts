@@ -157,7 +157,9 @@ describe('single use in the database and in Redis', () => {
 
   (process.env.E2E_REDIS_URL ? it : it.skip)('Redis: one of many concurrent claims from two instances wins', async () => {
     const prefix = `gatehouse-test:${randomUUID()}:`;
-    const stores = [0, 1].map(() => new RedisSpentStore(process.env.E2E_REDIS_URL!, prefix, new DatabaseSpentStore(t.prisma)));
+    const stores = [0, 1].map(
+      () => new RedisSpentStore({ url: process.env.E2E_REDIS_URL!, cluster: false }, prefix, new DatabaseSpentStore(t.prisma)),
+    );
     await Promise.all(stores.map((s) => s.ready()));
     expect(await race(stores, 'id')).toBe(1);
     await Promise.all(stores.map((s) => s.close()));

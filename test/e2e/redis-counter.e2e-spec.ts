@@ -22,7 +22,7 @@ describe('Redis rate-limit counter', () => {
     fallback = new MemoryThrottlerStorage();
     // A command timeout of 1 s: short enough for the frozen-Redis test, long enough that a loaded
     // machine does not turn a slow answer into a fallback mid-burst.
-    storage = new RedisThrottlerStorage(redis.url, fallback, 1000, prefix);
+    storage = new RedisThrottlerStorage(redis.target, fallback, 1000, prefix);
     await storage.onModuleInit();
   }, 30_000);
   afterAll(async () => {
@@ -53,8 +53,8 @@ describe('Redis rate-limit counter', () => {
       expect(r.timeToExpire).toBeLessThanOrEqual(60);
       expect(r.timeToBlockExpire).toBe(r.isBlocked ? r.timeToExpire : 0);
     }
-    expect(await redis.get(`${prefix}a`)).toBe('300');
-    expect(await redis.get(`${prefix}b`)).toBe('300');
+    expect(await redis.get(`${prefix}{a}`)).toBe('300');
+    expect(await redis.get(`${prefix}{b}`)).toBe('300');
     expect(storage.status()).toBe('redis');
   });
 
@@ -68,20 +68,20 @@ describe('Redis rate-limit counter', () => {
       expect(r.timeToExpire).toBeLessThanOrEqual(60);
       expect(r.timeToBlockExpire).toBe(r.timeToExpire);
     }
-    expect(await redis.get(`${prefix}e`)).toBe('7'); // not asked
+    expect(await redis.get(`${prefix}{e}`)).toBe('7'); // not asked
 
     // A plan upgrade: the count Redis gave (7) is under the new limit, so Redis counts again.
     const raised = await storage.increment('e', WINDOW_MS, 10);
     expect(raised).toMatchObject({ totalHits: 8, isBlocked: false });
-    expect(await redis.get(`${prefix}e`)).toBe('8');
+    expect(await redis.get(`${prefix}{e}`)).toBe('8');
 
     // A window that ended: counted from 1 again in a new window.
     await Promise.all([0, 1].map(() => storage.increment('f', 300, 1)));
     expect((await storage.increment('f', 300, 1)).isBlocked).toBe(true);
-    expect(await redis.get(`${prefix}f`)).toBe('2');
+    expect(await redis.get(`${prefix}{f}`)).toBe('2');
     await sleep(350); // the clock, not a state: the first hit after the window's end starts a new one
     expect(await storage.increment('f', 300, 1)).toMatchObject({ totalHits: 1, isBlocked: false });
-    expect(await redis.get(`${prefix}f`)).toBe('1');
+    expect(await redis.get(`${prefix}{f}`)).toBe('1');
   });
 
   it('counts in this process while Redis is frozen, and in Redis again once it answers', async () => {
@@ -98,6 +98,6 @@ describe('Redis rate-limit counter', () => {
       await storage.increment('d', WINDOW_MS, 10);
       expect(storage.status()).toBe('redis');
     });
-    expect(Number(await redis.get(`${prefix}d`))).toBeGreaterThanOrEqual(1);
+    expect(Number(await redis.get(`${prefix}{d}`))).toBeGreaterThanOrEqual(1);
   });
 });

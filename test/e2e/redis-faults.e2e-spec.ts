@@ -18,7 +18,7 @@ describe('when Redis fails', () => {
     t = await startApp({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix });
     const created = await (await createAccount(t)).createKey();
     key = created.key;
-    counterKey = `${prefix}rl:key:${created.id}|GET /api/v1/public/ping`;
+    counterKey = `${prefix}rl:{key:${created.id}}|GET /api/v1/public/ping`;
   }, 60_000);
   afterAll(async () => {
     await t.close();
@@ -81,7 +81,7 @@ describe('when Redis is down as an instance starts', () => {
     t = await startApp({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix });
     const created = await (await createAccount(t)).createKey();
     key = created.key;
-    counterKey = `${prefix}rl:key:${created.id}|GET /api/v1/public/ping`;
+    counterKey = `${prefix}rl:{key:${created.id}}|GET /api/v1/public/ping`;
   }, 60_000);
   afterAll(async () => {
     await t?.close();
