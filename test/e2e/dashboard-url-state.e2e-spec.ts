@@ -192,7 +192,6 @@ describeInBrowser('dashboard: state in the address, refresh, colours and time ax
       ] as const) {
         for (const n of await pixelsOf(chart, [...colours])) expect(n).toBeGreaterThan(10);
       }
-      await page.screenshot({ path: `/tmp/urlstate-analytics-week-${viewport.width}.png`, fullPage: true });
       expect(await axeViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
       await context.close();
@@ -219,7 +218,6 @@ describeInBrowser('dashboard: state in the address, refresh, colours and time ax
       const steps = new Set(at.slice(1).map((i, n) => i - at[n]));
       expect(steps.size).toBe(1); // evenly spaced
       if (viewport.width >= 1280) expect(week).toEqual(days); // room for every day
-      await page.getByRole('region', { name: 'Requests by status' }).screenshot({ path: `/tmp/urlstate-ticks-week-${viewport.width}.png` });
 
       const clockTime = /^\d{1,2}(:\d{2})?(\s?[AP]M)?( |$)/; // 2:05 PM, 14:05, 2 PM, 14
       for (const [label, period] of [
@@ -233,7 +231,6 @@ describeInBrowser('dashboard: state in the address, refresh, colours and time ax
         const labels = await ticks();
         expect(labels.length).toBeGreaterThanOrEqual(3);
         for (const tick of labels) expect(tick).toMatch(clockTime);
-        await page.getByRole('region', { name: 'Requests by status' }).screenshot({ path: `/tmp/urlstate-ticks${period.replace(/\W/g, '-')}-${viewport.width}.png` });
       }
       expect(problems).toEqual([]);
       await context.close();
