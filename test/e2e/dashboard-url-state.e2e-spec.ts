@@ -90,6 +90,9 @@ describeInBrowser('dashboard: state in the address, refresh, colours and time ax
       await signIn(view.page, user);
       return view;
     }
+    /** Nothing on the page is wider than the window (a phone would zoom the whole page out): the charts and their legends fit. */
+    const fits = async (page: Page) =>
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(viewport.width);
     const checked = (page: Page, label: string) => page.getByRole('radio', { name: label }).isChecked();
 
     it('keeps the analytics period and requests in the address: a reload and the copied link show the same', async () => {
@@ -192,6 +195,7 @@ describeInBrowser('dashboard: state in the address, refresh, colours and time ax
       ] as const) {
         for (const n of await pixelsOf(chart, [...colours])) expect(n).toBeGreaterThan(10);
       }
+      await fits(page);
       expect(await axeViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
       await context.close();
