@@ -69,7 +69,7 @@ function useFilters() {
         else params.set('requests', CALLER_PARAMS[c]);
         return params;
       },
-      // At once, not as a transition: a radio or tab shows its choice without flicking back first.
+      // At once, not as a transition: the radio shows its choice without flicking back first.
       { replace: true, flushSync: true },
     );
   return { range, caller, set };

@@ -62,7 +62,7 @@ function useTeamTab(manage: boolean) {
         else params.set('tab', next);
         return params;
       },
-      // At once, not as a transition: a radio or tab shows its choice without flicking back first.
+      // At once, not as a transition: the tab shows without a frame of the old one.
       { replace: true, flushSync: true },
     );
   return [tab, setTab] as const;
