@@ -16,7 +16,7 @@ const PAGES = [
   { path: '/keys', file: 'keys.png', ready: (page) => page.getByRole('row', { name: /Checkout page/ }).waitFor() },
   { path: '/analytics', file: 'analytics.png', ready: (page) => page.locator('canvas').first().waitFor() },
   {
-    path: '/team',
+    path: '/team?tab=invitations',
     file: 'team.png',
     ready: (page) =>
       page

@@ -1,7 +1,8 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { RouterProvider } from 'react-router';
+// react-router/dom's provider: a navigation asked with `flushSync` (a choice kept in the address) shows at once.
+import { RouterProvider } from 'react-router/dom';
 import { ApiError } from './api/errors';
 import { session } from './api/session';
 import { router } from './routes';

@@ -86,8 +86,18 @@ describeInBrowser('dashboard: analytics, audit log, account and profile, in Chro
       expect(await figures.textContent()).toContain('Challenges solved1');
       expect(await figures.textContent()).toContain('Nonces valid1');
       expect(await figures.textContent()).toContain('Nonces invalid0');
-      await widget.locator('canvas').first().waitFor();
-      await widget.getByText('Show as table').click();
+      // One chart for the challenges, one for the nonces, each with its table.
+      await widget
+        .getByRole('figure', { name: /^Challenges per minute/ })
+        .locator('canvas')
+        .waitFor();
+      await widget
+        .getByRole('figure', { name: /^Nonces checked per minute/ })
+        .locator('canvas')
+        .waitFor();
+      for (const more of await widget.getByText('Show as table').all()) await more.click();
+      const nonces = widget.getByRole('table', { name: 'Nonces checked per minute' });
+      expect((await nonces.locator('tbody td:nth-child(2)').allTextContents()).reduce((n, c) => n + Number(c), 0)).toBe(1); // valid
       expect(await axeViolations(page)).toEqual([]);
 
       // Another period: day buckets.

@@ -11,6 +11,12 @@ const NEW_PASSWORD = 'a brand new long passphrase';
 
 const row = (page: Page, name: string | RegExp) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
 const login = (d: Dashboard, email: string, password: string) => d.t.http.post('/api/v1/auth/login').send({ email, password });
+/** Shows the page's tab `name` ("Members", "Pending invitations"), its count after it. */
+const showTab = (page: Page, name: string) =>
+  page
+    .getByRole('tablist', { name: 'Team' })
+    .getByRole('tab', { name: new RegExp(`^${name}`) })
+    .click();
 
 /** Sets a password on a link page (accept-invitation, reset-password) and submits it. */
 async function choosePassword(page: Page, password: string, submit: string): Promise<void> {
@@ -36,7 +42,7 @@ describeInBrowser('dashboard: team, in Chromium', () => {
     await signIn(page, account.owner);
     await page.getByRole('heading', { name: 'Team' }).waitFor();
     await row(page, /^owner-/).waitFor();
-    await page.getByText('No pending invitations.').waitFor();
+    await page.getByRole('tab', { name: 'Pending invitations (0)' }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
 
     // The only owner: not demoted, not removed, and the page says why.
@@ -70,6 +76,8 @@ describeInBrowser('dashboard: team, in Chromium', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(link);
     expect(await axeViolations(page)).toEqual([]);
     await invited.getByRole('button', { name: 'Done' }).click();
+    // Behind the dialog, the page went to the pending invitations, where the new one is.
+    await page.waitForURL((url) => url.search === '?tab=invitations');
     const pending = row(page, email);
     await pending.waitFor();
     expect(await pending.textContent()).toContain(account.owner.email); // invited by
@@ -99,8 +107,9 @@ describeInBrowser('dashboard: team, in Chromium', () => {
     await joiner.context.close();
 
     await page.reload();
-    await row(page, email).getByRole('cell', { name: 'DEVELOPER' }).waitFor();
     await page.getByText('No pending invitations.').waitFor();
+    await showTab(page, 'Members');
+    await row(page, email).getByRole('cell', { name: 'DEVELOPER' }).waitFor();
 
     // Role change.
     await row(page, email)
@@ -257,8 +266,6 @@ describeInBrowser('dashboard: team, in Chromium', () => {
     const owner = row(page, account.owner.email);
     await owner.getByText('Only an owner changes, removes or resets an owner.').waitFor();
     expect(await owner.getByRole('button').count()).toBe(0);
-    await row(page, ownerInvite).getByText('Only an owner revokes it').waitFor();
-    expect(await row(page, ownerInvite).getByRole('button').count()).toBe(0);
     // Other members: every control; one's own password is changed on the profile page.
     const dev = row(page, developer.email);
     for (const name of [`Change role of ${developer.email}`, `Reset password of ${developer.email}`, `Remove ${developer.email}`]) {
@@ -268,6 +275,11 @@ describeInBrowser('dashboard: team, in Chromium', () => {
       .getByRole('link', { name: /yours, on your profile/ })
       .waitFor();
     expect(await axeViolations(page)).toEqual([]);
+    await showTab(page, 'Pending invitations');
+    await row(page, ownerInvite).getByText('Only an owner revokes it').waitFor();
+    expect(await row(page, ownerInvite).getByRole('button').count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await showTab(page, 'Members');
 
     await dev.getByRole('button', { name: `Change role of ${developer.email}` }).click();
     const roles = page.getByRole('dialog').getByLabel('Role');
@@ -352,6 +364,7 @@ describeInBrowser('dashboard: team, with e-mail (SMTP_URL), in Chromium', () => 
 
     // A member's reset is e-mailed too: the page says so and shows no link.
     await page.reload();
+    await showTab(page, 'Members');
     await row(page, email)
       .getByRole('button', { name: `Reset password of ${email}` })
       .click();

@@ -1,10 +1,15 @@
-import { ReactNode, useMemo, useState } from 'react';
+import { ReactNode, useMemo } from 'react';
+import { useSearchParams } from 'react-router';
 import {
+  ANALYTICS_REFRESH_MS,
   Caller,
   Grain,
+  Period,
+  Range,
+  RANGES,
   StatusClass,
-  UsagePeriod,
   UsageRow,
+  useRefreshAnalytics,
   useStatusClassUsage,
   useUsage,
   useWidgetStats,
@@ -16,42 +21,58 @@ import { ErrorNote } from '../components/ErrorNote';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
 import { can } from '../roles';
+import type { Tone } from '../series-tones';
 
-const RANGES = {
-  hour: { label: 'Last hour', grain: 'minute', step: 60_000, buckets: 60 },
-  day: { label: 'Last 24 hours', grain: 'hour', step: 3_600_000, buckets: 24 },
-  week: { label: 'Last 7 days', grain: 'day', step: 86_400_000, buckets: 7 },
-} as const satisfies Record<string, { label: string; grain: Grain; step: number; buckets: number }>;
-type RangeId = keyof typeof RANGES;
+const RANGE_LABELS: Record<Range, string> = { hour: 'Last hour', day: 'Last 24 hours', week: 'Last 7 days' };
+/** The callers as the address names them (`?requests=all`). */
+const CALLER_PARAMS: Record<Caller, string> = { apiKey: 'keys', all: 'all' };
+const DEFAULT_RANGE: Range = 'hour';
+const DEFAULT_CALLER: Caller = 'apiKey';
 
-const STATUS_CLASSES: { id: StatusClass; label: string }[] = [
-  { id: '2xx', label: '2xx success' },
-  { id: '3xx', label: '3xx redirect' },
-  { id: '4xx', label: '4xx refused' },
-  { id: '5xx', label: '5xx server error' },
+const STATUS_CLASSES: { id: StatusClass; label: string; tone: Tone }[] = [
+  { id: '2xx', label: '2xx success', tone: 'good' },
+  { id: '3xx', label: '3xx redirect', tone: 'neutral' },
+  { id: '4xx', label: '4xx refused', tone: 'bad' },
+  { id: '5xx', label: '5xx server error', tone: 'fault' },
 ];
-const WIDGET_FIGURES: { field: Exclude<keyof WidgetRow, 'key'>; label: string }[] = [
-  { field: 'challengesIssued', label: 'Challenges issued' },
-  { field: 'challengesSolved', label: 'Challenges solved' },
-  { field: 'challengesFailed', label: 'Challenges failed' },
-  { field: 'noncesValid', label: 'Nonces valid' },
-  { field: 'noncesInvalid', label: 'Nonces invalid' },
+type WidgetFigure = { field: Exclude<keyof WidgetRow, 'key'>; label: string; tone: Tone };
+const CHALLENGE_FIGURES: WidgetFigure[] = [
+  { field: 'challengesIssued', label: 'Challenges issued', tone: 'neutral' },
+  { field: 'challengesSolved', label: 'Challenges solved', tone: 'good' },
+  { field: 'challengesFailed', label: 'Challenges failed', tone: 'bad' },
+];
+const NONCE_FIGURES: WidgetFigure[] = [
+  { field: 'noncesValid', label: 'Nonces valid', tone: 'good' },
+  { field: 'noncesInvalid', label: 'Nonces invalid', tone: 'bad' },
 ];
 const TOP = 10;
 
-/** The period shown: whole buckets, the last one the current minute, hour or (UTC) day. */
-interface Period extends UsagePeriod {
-  readonly range: RangeId;
-  /** Bucket starts, epoch milliseconds. */
-  readonly times: number[];
-}
-
-function periodOf(range: RangeId, now = Date.now()): Period {
-  const { grain, step, buckets } = RANGES[range];
-  const end = Math.floor(now / step) * step + step;
-  const start = end - buckets * step;
-  const times = Array.from({ length: buckets }, (_, i) => start + i * step);
-  return { range, grain, from: new Date(start).toISOString(), to: new Date(end).toISOString(), times };
+/**
+ * The period and the callers shown, from the address (`?period=week&requests=all`): a reload or a
+ * shared link shows the same. A value the page does not know counts as the default.
+ */
+function useFilters() {
+  const [params, setParams] = useSearchParams();
+  const period = params.get('period');
+  const range: Range = period !== null && Object.hasOwn(RANGES, period) ? (period as Range) : DEFAULT_RANGE;
+  const caller: Caller = params.get('requests') === CALLER_PARAMS.all ? 'all' : DEFAULT_CALLER;
+  /** Replaces the address's entry (choosing a filter is not a page to go back to); defaults leave the address. */
+  const set = (next: { range?: Range; caller?: Caller }) =>
+    setParams(
+      (current) => {
+        const params = new URLSearchParams(current);
+        const r = next.range ?? range;
+        const c = next.caller ?? caller;
+        if (r === DEFAULT_RANGE) params.delete('period');
+        else params.set('period', r);
+        if (c === DEFAULT_CALLER) params.delete('requests');
+        else params.set('requests', CALLER_PARAMS[c]);
+        return params;
+      },
+      // At once, not as a transition: the radio shows its choice without flicking back first.
+      { replace: true, flushSync: true },
+    );
+  return { range, caller, set };
 }
 
 /** The API's rows (only buckets with counts) on every bucket of the period, zero where it has none. */
@@ -60,7 +81,7 @@ function onBuckets<T extends { key: string }>(period: Period, rows: readonly T[]
   return period.times.map((t) => byTime.get(t) ?? 0);
 }
 
-const rangeLabel = (period: Period) => RANGES[period.range].label.toLowerCase();
+const rangeLabel = (period: Period) => RANGE_LABELS[period.range].toLowerCase();
 const sum = (values: readonly number[]) => values.reduce((a, b) => a + b, 0);
 
 function timeLabel(grain: Grain): (ms: number) => string {
@@ -73,57 +94,58 @@ function timeLabel(grain: Grain): (ms: number) => string {
 
 export function AnalyticsPage() {
   const me = useMeContext();
-  const [period, setPeriod] = useState(() => periodOf('hour'));
-  const [caller, setCaller] = useState<Caller>('apiKey');
+  const { range, caller, set } = useFilters();
+  const refresh = useRefreshAnalytics();
   return (
     <>
       <PageTitle>Analytics</PageTitle>
       <p>
         Every answer of the API to {me.account.name} counts, refused ones too. Times are in your time zone
-        {period.grain === 'day' ? '; days are UTC days' : ''}.
+        {RANGES[range].grain === 'day' ? '; days are UTC days' : ''}. The figures are asked again every {ANALYTICS_REFRESH_MS / 1000}{' '}
+        seconds while this page is shown.
       </p>
       <form className="period" onSubmit={(e) => e.preventDefault()}>
         <fieldset>
           <legend>Period</legend>
-          {(Object.keys(RANGES) as RangeId[]).map((id) => (
+          {(Object.keys(RANGES) as Range[]).map((id) => (
             <label key={id} className="inline-choice">
-              <input type="radio" name="range" value={id} checked={period.range === id} onChange={() => setPeriod(periodOf(id))} />{' '}
-              {RANGES[id].label}
+              <input type="radio" name="range" value={id} checked={range === id} onChange={() => set({ range: id })} /> {RANGE_LABELS[id]}
             </label>
           ))}
         </fieldset>
         <fieldset>
           <legend>Requests</legend>
           <label className="inline-choice">
-            <input type="radio" name="caller" checked={caller === 'apiKey'} onChange={() => setCaller('apiKey')} /> With API keys (your
-            pages and servers)
+            <input type="radio" name="caller" checked={caller === 'apiKey'} onChange={() => set({ caller: 'apiKey' })} /> With API keys
+            (your pages and servers)
           </label>
           <label className="inline-choice">
-            <input type="radio" name="caller" checked={caller === 'all'} onChange={() => setCaller('all')} /> All, this dashboard's included
+            <input type="radio" name="caller" checked={caller === 'all'} onChange={() => set({ caller: 'all' })} /> All, this dashboard's
+            included
           </label>
         </fieldset>
-        <button type="button" onClick={() => setPeriod(periodOf(period.range))}>
+        <button type="button" onClick={refresh}>
           Refresh
         </button>
       </form>
-      <Requests period={period} caller={caller} />
-      <Breakdowns period={period} caller={caller} canListKeys={can.manageKeys(me.role)} />
-      <Widget period={period} />
+      <Requests range={range} caller={caller} />
+      <Breakdowns range={range} caller={caller} canListKeys={can.manageKeys(me.role)} />
+      <Widget range={range} />
     </>
   );
 }
 
-function Requests({ period, caller }: { period: Period; caller: Caller }) {
+function Requests({ range, caller }: { range: Range; caller: Caller }) {
   // The last period's chart stays until the next one's numbers are in (no flicker, "Show as table" stays open).
-  const byClass = useStatusClassUsage(period, caller);
+  const byClass = useStatusClassUsage(range, caller);
   const shown = byClass.data?.period;
   const series = useMemo<ChartSeries[] | undefined>(
     () =>
       byClass.data &&
-      STATUS_CLASSES.map(({ id, label }, i) => ({
+      STATUS_CLASSES.map(({ id, label, tone }) => ({
         label,
         values: onBuckets(byClass.data.period, byClass.data.byClass[id], (r) => r.count),
-        tone: i,
+        tone,
       })),
     [byClass.data],
   );
@@ -151,6 +173,7 @@ function Requests({ period, caller }: { period: Period; caller: Caller }) {
               .join(', ')}.`}
             tableCaption={`Requests per ${shown.grain} by status class`}
             times={shown.times}
+            grain={shown.grain}
             series={series}
             formatTime={timeLabel(shown.grain)}
           />
@@ -160,10 +183,10 @@ function Requests({ period, caller }: { period: Period; caller: Caller }) {
   );
 }
 
-function Breakdowns({ period, caller, canListKeys }: { period: Period; caller: Caller; canListKeys: boolean }) {
-  const endpoints = useUsage(period, 'endpoint', caller);
+function Breakdowns({ range, caller, canListKeys }: { range: Range; caller: Caller; canListKeys: boolean }) {
+  const endpoints = useUsage(range, 'endpoint', caller);
   // Grouped by key, only API-key traffic counts anyway.
-  const byKey = useUsage(period, 'apiKey', 'apiKey');
+  const byKey = useUsage(range, 'apiKey', 'apiKey');
   // An analyst may not list keys (403): then the table shows each key's id, and says why.
   const keys = useKeys({ enabled: canListKeys });
   const names = new Map(keys.data?.map((k) => [k.id, k]));
@@ -235,7 +258,8 @@ function CountTable({
   const shown = sorted.slice(0, TOP);
   const rest = sorted.slice(TOP);
   return (
-    <div className="table-wrap">
+    // Scrolls sideways on a narrow screen: focusable, so a keyboard scrolls it too.
+    <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
       <table>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
@@ -276,28 +300,42 @@ function formatShare(count: number, total: number): string {
   return total === 0 ? '—' : `${((count / total) * 100).toFixed(count === total ? 0 : 1)} %`;
 }
 
-function Widget({ period }: { period: Period }) {
+function widgetSeries(data: { period: Period; rows: WidgetRow[] }, figures: WidgetFigure[]): ChartSeries[] {
+  return figures.map(({ field, label, tone }) => ({ label, values: onBuckets(data.period, data.rows, (r) => r[field]), tone }));
+}
+
+function Widget({ range }: { range: Range }) {
   // As above, the last period's figures stay until the next one's are in.
-  const widget = useWidgetStats(period);
+  const widget = useWidgetStats(range);
   const shown = widget.data?.period;
-  const series = useMemo<ChartSeries[] | undefined>(
-    () =>
-      widget.data &&
-      WIDGET_FIGURES.map(({ field, label }, i) => ({
-        label,
-        values: onBuckets(widget.data.period, widget.data.rows, (r) => r[field]),
-        tone: i,
-      })),
+  const series = useMemo(
+    () => widget.data && { challenges: widgetSeries(widget.data, CHALLENGE_FIGURES), nonces: widgetSeries(widget.data, NONCE_FIGURES) },
     [widget.data],
   );
-  const totals = series?.map((s) => ({ label: s.label, total: sum(s.values) }));
+  const totals = series && [...series.challenges, ...series.nonces].map((s) => ({ label: s.label, total: sum(s.values) }));
+  /** One chart per stage, so that no chart has two lines of the same meaning (colour). */
+  const chart = (lines: ChartSeries[], what: string) => {
+    if (!shown) return null;
+    const total = sum(lines.map((s) => sum(s.values)));
+    if (total === 0) return <p>No {what.toLowerCase()} in this period.</p>;
+    return (
+      <TimeChart
+        caption={`${what} per ${shown.grain} in the ${rangeLabel(shown)}: ${lines.map((s) => `${s.label.toLowerCase()} ${sum(s.values).toLocaleString()}`).join(', ')}.`}
+        tableCaption={`${what} per ${shown.grain}`}
+        times={shown.times}
+        grain={shown.grain}
+        series={lines}
+        formatTime={timeLabel(shown.grain)}
+      />
+    );
+  };
   return (
     <section className="panel" aria-labelledby="widget-title" aria-busy={widget.isPlaceholderData}>
       <h2 id="widget-title">Widget</h2>
       <p className="hint">Challenges your pages' widget keys handed out and took back, and the nonces your server's verify keys checked.</p>
       <ErrorNote error={widget.error} />
       {widget.isPending && <p role="status">Loading widget figures…</p>}
-      {series && shown && totals && (
+      {series && totals && (
         <>
           <dl className="figures" data-testid="widget-totals">
             {totals.map((t) => (
@@ -310,13 +348,10 @@ function Widget({ period }: { period: Period }) {
           {sum(totals.map((t) => t.total)) === 0 ? (
             <p>No widget activity in this period.</p>
           ) : (
-            <TimeChart
-              caption={`Widget figures per ${shown.grain} in the ${rangeLabel(shown)}: ${totals.map((t) => `${t.label.toLowerCase()} ${t.total.toLocaleString()}`).join(', ')}.`}
-              tableCaption={`Widget figures per ${shown.grain}`}
-              times={shown.times}
-              series={series}
-              formatTime={timeLabel(shown.grain)}
-            />
+            <>
+              {chart(series.challenges, 'Challenges')}
+              {chart(series.nonces, 'Nonces checked')}
+            </>
           )}
         </>
       )}

@@ -1,5 +1,5 @@
 import { FormEvent, useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { INPUT_LIMITS } from '../api/input-limits';
 import {
   Invitation,
@@ -19,6 +19,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
+import { tabPanelProps, Tabs } from '../components/Tabs';
 import { formatDate } from '../format';
 import { can, Role, ROLE_SUMMARY } from '../roles';
 
@@ -43,14 +44,40 @@ type Open =
   | { kind: 'reset-issued'; member: Member; link: string | null; expiresAt: string }
   | null;
 
+type TeamTab = 'members' | 'invitations';
+
+/**
+ * The tab shown, from the address (`?tab=invitations`): a reload or a shared link opens the same.
+ * Only those who manage the team have the invitations tab; anything else shows the members.
+ */
+function useTeamTab(manage: boolean) {
+  const [params, setParams] = useSearchParams();
+  const tab: TeamTab = manage && params.get('tab') === 'invitations' ? 'invitations' : 'members';
+  /** Replaces the address's entry: switching tabs is not a page to go back to. */
+  const setTab = (next: TeamTab) =>
+    setParams(
+      (current) => {
+        const params = new URLSearchParams(current);
+        if (next === 'members') params.delete('tab');
+        else params.set('tab', next);
+        return params;
+      },
+      // At once, not as a transition: the tab shows without a frame of the old one.
+      { replace: true, flushSync: true },
+    );
+  return [tab, setTab] as const;
+}
+
 export function TeamPage() {
   const me = useMeContext();
   const manage = can.manageTeam(me.role);
   const [open, setOpen] = useState<Open>(null);
   const close = () => setOpen(null);
+  const [tab, setTab] = useTeamTab(manage);
   const members = useMembers();
   const invitations = useInvitations({ enabled: manage });
   const owners = members.data?.filter((m) => m.role === 'OWNER').length ?? 0;
+  const count = (n: number | undefined) => (n === undefined ? '' : ` (${n})`);
 
   return (
     <>
@@ -69,56 +96,74 @@ export function TeamPage() {
         </p>
       )}
 
-      <h2>Members</h2>
-      <ErrorNote error={members.error} />
-      {members.isPending && <p role="status">Loading members…</p>}
-      {members.data && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Members of {me.account.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                {manage && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.map((member) => (
-                <tr key={member.id}>
-                  <th scope="row">
-                    {member.email}
-                    {member.id === me.id && <span className="hint"> (you)</span>}
-                  </th>
-                  <td>
-                    <span className="badge">{member.role}</span>
-                  </td>
-                  <td>{formatDate(member.createdAt)}</td>
-                  {manage && (
-                    <td className="row-actions">
-                      <MemberActions member={member} myId={me.id} myRole={me.role} owners={owners} onOpen={setOpen} />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+      {manage && (
+        <Tabs
+          label="Team"
+          prefix="team"
+          selected={tab}
+          onSelect={setTab}
+          tabs={[
+            { id: 'members', label: `Members${count(members.data?.length)}` },
+            { id: 'invitations', label: `Pending invitations${count(invitations.data?.length)}` },
+          ]}
+        />
+      )}
+
+      {tab === 'members' && (
+        <div {...(manage ? tabPanelProps('team', 'members') : {})}>
+          <h2 className={manage ? 'visually-hidden' : undefined}>Members</h2>
+          <ErrorNote error={members.error} />
+          {members.isPending && <p role="status">Loading members…</p>}
+          {members.data && (
+            // Scrolls sideways on a narrow screen: focusable, so a keyboard scrolls it too.
+            <div className="table-wrap" role="region" aria-label={`Members of ${me.account.name}`} tabIndex={0}>
+              <table>
+                <caption className="visually-hidden">Members of {me.account.name}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Email</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">Joined</th>
+                    {manage && (
+                      <th scope="col">
+                        <span className="visually-hidden">Actions</span>
+                      </th>
+                    )}
+                  </tr>
+                </thead>
+                <tbody>
+                  {members.data.map((member) => (
+                    <tr key={member.id}>
+                      <th scope="row">
+                        {member.email}
+                        {member.id === me.id && <span className="hint"> (you)</span>}
+                      </th>
+                      <td>
+                        <span className="badge">{member.role}</span>
+                      </td>
+                      <td>{formatDate(member.createdAt)}</td>
+                      {manage && (
+                        <td className="row-actions">
+                          <MemberActions member={member} myId={me.id} myRole={me.role} owners={owners} onOpen={setOpen} />
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
         </div>
       )}
 
-      {manage && (
-        <>
-          <h2>Pending invitations</h2>
+      {tab === 'invitations' && (
+        <div {...tabPanelProps('team', 'invitations')}>
+          <h2 className="visually-hidden">Pending invitations</h2>
           <ErrorNote error={invitations.error} />
           {invitations.isPending && <p role="status">Loading invitations…</p>}
           {invitations.data?.length === 0 && <p>No pending invitations.</p>}
           {invitations.data && invitations.data.length > 0 && (
-            <div className="table-wrap">
+            <div className="table-wrap" role="region" aria-label={`Pending invitations to ${me.account.name}`} tabIndex={0}>
               <table>
                 <caption className="visually-hidden">Pending invitations to {me.account.name}</caption>
                 <thead>
@@ -161,16 +206,18 @@ export function TeamPage() {
               </table>
             </div>
           )}
-        </>
+        </div>
       )}
 
       {open?.kind === 'invite' && (
         <InviteDialog
           myRole={me.role}
           onClose={close}
-          onInvited={({ email, token, expiresAt }) =>
-            setOpen({ kind: 'invited', email, link: token && linkFor('/accept-invitation', token), expiresAt })
-          }
+          onInvited={({ email, token, expiresAt }) => {
+            // Behind the link's dialog, the list the new invitation is in.
+            setTab('invitations');
+            setOpen({ kind: 'invited', email, link: token && linkFor('/accept-invitation', token), expiresAt });
+          }}
         />
       )}
       {open?.kind === 'invited' && (
