@@ -25,5 +25,5 @@ export default defineConfig({
       },
     },
   },
-  server: { proxy: { '/api': 'http://localhost:3000' } },
+  server: { proxy: { '/api': 'http://localhost:3000', '/widget': 'http://localhost:3000' } },
 });

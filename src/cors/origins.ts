@@ -20,7 +20,11 @@ export function normalizeOrigin(value: string): string | undefined {
  * a server could forge one anyway, so there is nothing to check. An empty list allows any origin; so do
  * `serviceOrigins`, Gatehouse's own pages (the dashboard), for every key.
  */
-export function keyAllowsOrigin(allowedOrigins: readonly string[], origin: string | undefined, serviceOrigins: ReadonlySet<string>): boolean {
+export function keyAllowsOrigin(
+  allowedOrigins: readonly string[],
+  origin: string | undefined,
+  serviceOrigins: ReadonlySet<string>,
+): boolean {
   if (origin === undefined || allowedOrigins.length === 0) return true;
   const sent = normalizeOrigin(origin);
   return sent !== undefined && (serviceOrigins.has(sent) || allowedOrigins.some((allowed) => normalizeOrigin(allowed) === sent));

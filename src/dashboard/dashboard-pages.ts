@@ -21,6 +21,7 @@ export const DASHBOARD_PAGES = [
   'audit',
   'settings',
   'profile',
+  'guide',
 ] as const;
 
 /** The route path of a hashed build asset (dashboard/vite.config.mts names them). */

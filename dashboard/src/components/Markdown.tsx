@@ -9,7 +9,12 @@ function Inlines({ content }: { content: Inline[] }) {
         if (part.kind === 'strong') return <strong key={i}>{part.text}</strong>;
         if (part.kind === 'link') {
           // Only web links and in-page anchors become links; a relative path into the repository stays text.
-          if (/^(https?:|#)/.test(part.href)) return <a key={i} href={part.href}>{part.text}</a>;
+          if (/^(https?:|#)/.test(part.href))
+            return (
+              <a key={i} href={part.href}>
+                {part.text}
+              </a>
+            );
           return <Fragment key={i}>{part.text}</Fragment>;
         }
         return <Fragment key={i}>{part.text}</Fragment>;
