@@ -11,6 +11,8 @@ const here = import.meta.dirname;
 export default defineConfig({
   root: here,
   publicDir: false,
+  // The guide page bundles docs/PROTECT-A-FORM.md (`import … from '@docs/PROTECT-A-FORM.md?raw'`).
+  resolve: { alias: { '@docs': resolve(here, '../docs') } },
   logLevel: 'warn',
   build: {
     outDir: resolve(here, '../dist/web'),

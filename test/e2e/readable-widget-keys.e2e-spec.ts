@@ -136,7 +136,8 @@ describe('readable widget keys', () => {
       const widget = await create({ scopes: ['widget'], allowedOrigins: ['https://shop.example.com'] });
       const verifier = await create({ scopes: ['verify'] });
       const { nonce } = await issueNonce(t, widget.key, 'https://gatehouse.example.com');
-      const verify = () => t.http.post('/api/v1/nonces/verify').set('X-Api-Key', verifier.key).set('Origin', 'https://gatehouse.example.com');
+      const verify = () =>
+        t.http.post('/api/v1/nonces/verify').set('X-Api-Key', verifier.key).set('Origin', 'https://gatehouse.example.com');
       expect((await verify().send({ nonce }).expect(200)).body).toMatchObject({ valid: true, hostname: 'gatehouse.example.com' });
       expect((await verify().send({ nonce }).expect(200)).body).toEqual({ valid: false, reason: 'already_used' });
     });

@@ -26,8 +26,8 @@ function Inlines({ content }: { content: Inline[] }) {
 function BlockView({ block }: { block: Block }) {
   switch (block.kind) {
     case 'heading': {
-      // The page's own title is its h1: the document's headings sit one level below it.
-      const Tag = `h${Math.min(6, block.level + 1)}` as 'h2';
+      // The document's levels as they are: its title (#) is the page's h1 (skipTitle), its sections h2.
+      const Tag = `h${block.level}` as 'h2';
       return (
         <Tag id={block.id}>
           <Inlines content={block.content} />

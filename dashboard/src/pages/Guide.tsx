@@ -1,4 +1,4 @@
-import guide from '../../../docs/PROTECT-A-FORM.md?raw';
+import guide from '@docs/PROTECT-A-FORM.md?raw';
 import { Markdown } from '../components/Markdown';
 import { PageTitle } from '../components/PageTitle';
 

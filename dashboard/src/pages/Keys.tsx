@@ -59,15 +59,17 @@ export function KeysPage() {
   const me = useMeContext();
   const [open, setOpen] = useState<Open>(null);
   const [status, setStatus] = useState<StatusFilter>('active');
-  const [onboarding, setOnboarding] = useState<boolean>();
+  /** The onboarding's title while it is shown, null while hidden; undefined until the keys arrive. */
+  const [onboarding, setOnboarding] = useState<string | null>();
   const manages = can.manageKeys(me.role);
   const keys = useKeys({ enabled: manages });
   const close = () => setOpen(null);
   const hasWidgetKey = keys.data?.some((k) => k.status === 'active' && k.scopes.includes('widget'));
   // Decided once, when the keys arrive: an account without a widget key is greeted by the onboarding,
   // which then stays until hidden, even after it made the key.
+  const greeting = hasWidgetKey ? 'Protect a form' : 'Protect your first form';
   if (onboarding === undefined && hasWidgetKey !== undefined) {
-    setOnboarding(!hasWidgetKey && localStorage.getItem(onboardingStore(me.account.id)) === null);
+    setOnboarding(!hasWidgetKey && localStorage.getItem(onboardingStore(me.account.id)) === null ? greeting : null);
   }
   if (!manages) {
     return (
@@ -94,7 +96,7 @@ export function KeysPage() {
           Create key
         </button>
         {!onboarding && (
-          <button type="button" onClick={() => setOnboarding(true)}>
+          <button type="button" onClick={() => setOnboarding(greeting)}>
             Protect a form
           </button>
         )}
@@ -111,11 +113,11 @@ export function KeysPage() {
       {keys.isPending && <p role="status">Loading keys…</p>}
       {onboarding && keys.data && (
         <ProtectFirstForm
-          title={hasWidgetKey ? 'Protect a form' : 'Protect your first form'}
+          title={onboarding}
           readableWidgetKeys={keys.data.filter(readable)}
           onDismiss={() => {
             localStorage.setItem(onboardingStore(me.account.id), 'yes');
-            setOnboarding(false);
+            setOnboarding(null);
           }}
         />
       )}
