@@ -88,8 +88,8 @@ export function KeysPage() {
     <>
       <PageTitle>API keys</PageTitle>
       <p>
-        Widget keys go in your pages (they are public: limit them to your sites with allowed origins); verify keys stay on your server. A
-        key's secret is shown once, when it is made or rotated.
+        Widget keys go in your pages (they are public: limit them to your sites with allowed origins, and see a widget key and its snippet
+        in its row at any time); verify keys stay on your server, their secret shown once, when made or rotated.
       </p>
       <p className="actions">
         <button type="button" className="primary" onClick={() => setOpen({ kind: 'create' })}>
