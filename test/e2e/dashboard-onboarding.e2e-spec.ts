@@ -134,6 +134,8 @@ describeInBrowser('dashboard: protect your first form, in Chromium', () => {
       const tables = readFileSync(resolve(__dirname, '../../docs/PROTECT-A-FORM.md'), 'utf8').match(/^\|-/gm)!.length;
       expect(tables).toBeGreaterThan(0);
       expect(await page.getByRole('main').getByRole('table').count()).toBe(tables);
+      // A wide table scrolls in its own box: the page does not scroll sideways.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
       expect(await axeViolations(page)).toEqual([]);
       expect(urls.filter((u) => u.includes(verifyKey))).toEqual([]);
       expect(problems).toEqual([]);
