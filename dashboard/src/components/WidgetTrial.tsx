@@ -33,6 +33,9 @@ interface WidgetError {
   message: string;
 }
 
+/** How long a run may take before its running step is reported failed (a solve takes about a second). */
+const TIMEOUT_MS = 60_000;
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
@@ -67,6 +70,13 @@ export function WidgetTrial({ widgetKey, verifyKey }: { widgetKey?: string; veri
       }
     });
     observer.observe({ type: 'resource' });
+    // A widget that never answers (blocked by a browser extension, say) must not leave a step running for ever.
+    const timeout = setTimeout(() => {
+      setResults((r) => {
+        const stuck = r && STEPS.find(({ id }) => r[id].status === 'running');
+        return stuck ? { ...r, [stuck.id]: { status: 'failed', detail: `no result after ${TIMEOUT_MS / 1000} s` } } : r;
+      });
+    }, TIMEOUT_MS);
 
     const onError = (event: Event) => {
       if (!current) return;
@@ -134,6 +144,7 @@ export function WidgetTrial({ widgetKey, verifyKey }: { widgetKey?: string; veri
     return () => {
       current = false;
       observer.disconnect();
+      clearTimeout(timeout);
       el.removeEventListener('gatehouse:error', onError);
       el.removeEventListener('gatehouse:verified', onVerified);
     };
