@@ -162,6 +162,14 @@ describeInBrowser('dashboard: protect your first form, in Chromium', () => {
     ).toBe(0);
     expect(await page.getByRole('region', { name: /Protect/ }).count()).toBe(0);
 
+    // A readable widget key keeps the widget scope alone: the edit form offers nothing else.
+    await row(page, 'Shop widget').getByRole('button', { name: 'Edit Shop widget' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit Shop widget' });
+    expect(await edit.getByRole('checkbox', { name: /^verify/ }).isDisabled()).toBe(true);
+    expect(await edit.getByRole('checkbox', { name: /^public/ }).isDisabled()).toBe(true);
+    await edit.getByText('it keeps the widget scope alone').waitFor();
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+
     await page.getByRole('button', { name: 'Protect a form' }).click();
     const onboarding = page.getByRole('region', { name: 'Protect a form' });
     await onboarding.getByRole('button', { name: 'Use Shop widget' }).click();
