@@ -11,6 +11,8 @@ const here = import.meta.dirname;
 export default defineConfig({
   root: here,
   publicDir: false,
+  // The guide page bundles docs/PROTECT-A-FORM.md (`import … from '@docs/PROTECT-A-FORM.md?raw'`).
+  resolve: { alias: { '@docs': resolve(here, '../docs') } },
   logLevel: 'warn',
   build: {
     outDir: resolve(here, '../dist/web'),
@@ -25,5 +27,5 @@ export default defineConfig({
       },
     },
   },
-  server: { proxy: { '/api': 'http://localhost:3000' } },
+  server: { proxy: { '/api': 'http://localhost:3000', '/widget': 'http://localhost:3000' } },
 });

@@ -26,6 +26,7 @@ const PAGES = [
   },
   { path: '/settings', file: 'settings.png', ready: (page) => page.getByRole('heading', { level: 1 }).waitFor() },
   { path: '/audit', file: 'audit.png', ready: (page) => page.getByRole('row').nth(3).waitFor() },
+  { path: '/guide', file: 'guide.png', ready: (page) => page.getByRole('heading', { level: 1 }).waitFor() },
 ];
 
 async function main() {
@@ -68,6 +69,17 @@ async function main() {
       await page.screenshot({ path: path.join(OUT, file) });
       L.log(`docs/screenshots/${file}`);
     }
+    // "Protect a form", its "Try it" run through with the widget key and the verify key made above. At
+    // PUBLIC_URL's origin (default http://localhost:PORT), from where Gatehouse accepts every key.
+    await page.goto(`http://localhost:${app.port}/keys`);
+    await page.getByRole('button', { name: 'Protect a form' }).click();
+    const onboarding = page.getByRole('region', { name: 'Protect a form' });
+    await onboarding.getByRole('button', { name: 'Use Checkout page' }).click();
+    await onboarding.getByLabel('Verify key').fill(secrets[1]);
+    await onboarding.getByRole('button', { name: 'Try it' }).click();
+    await onboarding.getByText('Every step passed').waitFor({ timeout: 60_000 });
+    await onboarding.screenshot({ path: path.join(OUT, 'onboarding.png') });
+    L.log('docs/screenshots/onboarding.png');
     await context.close();
     const signin = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signin.goto(`http://${L.HOST}:${app.port}/sign-in`);

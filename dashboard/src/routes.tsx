@@ -40,6 +40,8 @@ export const router = createBrowserRouter([
           { path: '/audit', caseSensitive: true, element: <AuditPage /> },
           { path: '/settings', caseSensitive: true, element: <AccountPage /> },
           { path: '/profile', caseSensitive: true, element: <ProfilePage /> },
+          // The guide (docs/PROTECT-A-FORM.md) is its own chunk, loaded when opened: not in the first load.
+          { path: '/guide', caseSensitive: true, lazy: async () => ({ Component: (await import('./pages/Guide')).GuidePage }) },
         ],
       },
     ],

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { JwtAuth } from '../common/auth.decorators';
 import { Actor, CurrentActor, CurrentPrincipal } from '../common/current-principal.decorator';
 import type { UserPrincipal } from '../common/principal';
@@ -18,7 +18,7 @@ export class ApiKeysController {
   constructor(private readonly apiKeys: ApiKeysService) {}
 
   @Get()
-  @ApiOperation({ summary: "List the account's API keys (never their secrets)" })
+  @ApiOperation({ summary: "List the account's API keys (no secret but a widget-only key's, which is public)" })
   @ApiOkResponse({ type: ApiKeyListDto })
   async list(@CurrentPrincipal() actor: UserPrincipal): Promise<ApiKeyListDto> {
     return { data: await this.apiKeys.list(actor) };
@@ -43,6 +43,7 @@ export class ApiKeysController {
   @ApiOperation({ summary: "Change a key's name, scopes or allowed origins" })
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found' })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict — a readable widget key cannot gain the verify or public scope' })
   update(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto, @Body() dto: UpdateApiKeyDto): Promise<ApiKeyDto> {
     return this.apiKeys.update(actor, id, dto);
   }

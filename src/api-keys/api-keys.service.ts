@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../common/current-principal.decorator';
-import { API_KEY_SCOPES, UserPrincipal } from '../common/principal';
+import { API_KEY_SCOPES, ApiKeyScope, UserPrincipal } from '../common/principal';
 import { AppError } from '../common/errors/app-error';
 import type { ApiKey } from '../generated/prisma/client';
 import { CacheInvalidation } from '../cache/invalidation.service';
@@ -13,6 +13,13 @@ import { UpdateApiKeyDto } from './dto/update-api-key.dto';
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
 
+/**
+ * A key whose one scope is `widget` is public by nature (it sits in every page that embeds the
+ * widget), so its secret is kept readable (docs/DECISIONS.md, "Widget keys are readable"); any
+ * other scope makes a key a secret, kept only as a hash.
+ */
+export const isWidgetOnly = (scopes: readonly ApiKeyScope[]): boolean => scopes.length === 1 && scopes[0] === 'widget';
+
 export function toApiKeyDto(k: ApiKey): ApiKeyDto {
   return {
     id: k.id,
@@ -20,6 +27,7 @@ export function toApiKeyDto(k: ApiKey): ApiKeyDto {
     prefix: k.prefix,
     scopes: k.scopes,
     allowedOrigins: k.allowedOrigins,
+    widgetKey: k.status === 'active' ? k.widgetKey : null,
     challengeMaxNumber: k.challengeMaxNumber,
     status: k.status,
     expiresAt: iso(k.expiresAt),
@@ -56,6 +64,7 @@ export class ApiKeysService {
       ]);
     }
     const key = generateApiKey();
+    const scopes = dto.scopes ?? [...API_KEY_SCOPES];
     const row = await this.prisma.$transaction(async (tx) => {
       const created = await tx.apiKey.create({
         data: {
@@ -63,7 +72,8 @@ export class ApiKeysService {
           name: dto.name,
           prefix: visiblePrefix(key),
           hash: hashApiKey(key),
-          scopes: dto.scopes ?? [...API_KEY_SCOPES],
+          widgetKey: isWidgetOnly(scopes) ? key : null,
+          scopes,
           allowedOrigins: dto.allowedOrigins ?? [],
           challengeMaxNumber: dto.challengeMaxNumber ?? null,
           expiresAt,
@@ -83,6 +93,12 @@ export class ApiKeysService {
 
   async update(actor: Actor, id: string, dto: UpdateApiKeyDto): Promise<ApiKeyDto> {
     const current = await this.find(actor, id);
+    if (current.widgetKey !== null && dto.scopes !== undefined && !isWidgetOnly(dto.scopes)) {
+      throw new AppError(
+        'conflict',
+        'This widget key is public (it is readable and sits in your pages), so it cannot gain the verify or public scope: create a separate key for those.',
+      );
+    }
     const row = await this.prisma.$transaction(async (tx) => {
       const updated = await tx.apiKey.update({
         where: { id: current.id },
@@ -102,7 +118,7 @@ export class ApiKeysService {
     const row = await this.prisma.$transaction(async (tx) => {
       const revoked = await tx.apiKey.update({
         where: { id: current.id },
-        data: { status: 'revoked', revokedAt: new Date(), previousHash: null, previousHashExpiresAt: null },
+        data: { status: 'revoked', revokedAt: new Date(), previousHash: null, previousHashExpiresAt: null, widgetKey: null },
       });
       await this.audit.recordBy(tx, actor, 'api_key.revoked', { type: 'api_key', id: revoked.id }, { name: revoked.name });
       return revoked;
@@ -123,6 +139,7 @@ export class ApiKeysService {
         data: {
           hash: hashApiKey(key),
           prefix: visiblePrefix(key),
+          widgetKey: isWidgetOnly(current.scopes) ? key : null,
           previousHash: graceful ? current.hash : null,
           previousHashExpiresAt: graceful ? new Date(Date.now() + gracePeriodSeconds * 1000) : null,
         },

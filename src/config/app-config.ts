@@ -180,6 +180,12 @@ export interface AppConfig {
   readonly trustProxy: boolean | number | string;
   /** Origins (normalised) whose pages may call JWT and public routes cross-origin (DASHBOARD_ORIGINS). */
   readonly dashboardOrigins: readonly string[];
+  /**
+   * The origins Gatehouse's own pages are served from: PUBLIC_URL's and DASHBOARD_ORIGINS. Every API
+   * key is accepted from them whatever its allowed origins, so the dashboard can run a widget key
+   * made for another site (docs/DECISIONS.md, "The dashboard may use any key").
+   */
+  readonly serviceOrigins: readonly string[];
   readonly limits: {
     /** Per client IP and endpoint where no valid credential is known (login, 401s, 404s). */
     readonly anonymousPerMinute: number;
@@ -236,6 +242,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   if (badOrigin !== undefined) {
     throw new ConfigError(`DASHBOARD_ORIGINS: "${badOrigin}" is not an origin such as https://dashboard.example.com`);
   }
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
+  const normalizedDashboardOrigins = [...new Set(dashboardOrigins.map((o) => normalizeOrigin(o)!))];
   return {
     env: env.NODE_ENV as AppConfig['env'],
     port: env.PORT,
@@ -246,7 +254,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     jwt: { secret: env.JWT_SECRET, expiresIn: env.JWT_EXPIRES_IN, issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE },
     widget: { secrets: widgetSecrets },
     signupOpen: env.SIGNUP === 'open',
-    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, publicUrl: (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '') },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, publicUrl },
     bootstrapOwner:
       env.BOOTSTRAP_OWNER_EMAIL !== undefined && env.BOOTSTRAP_OWNER_PASSWORD !== undefined
         ? { email: env.BOOTSTRAP_OWNER_EMAIL, password: env.BOOTSTRAP_OWNER_PASSWORD }
@@ -265,7 +273,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
           : /^\d+$/.test(env.TRUST_PROXY)
             ? Number(env.TRUST_PROXY)
             : env.TRUST_PROXY,
-    dashboardOrigins: [...new Set(dashboardOrigins.map((o) => normalizeOrigin(o)!))],
+    dashboardOrigins: normalizedDashboardOrigins,
+    serviceOrigins: [...new Set([new URL(publicUrl).origin, ...normalizedDashboardOrigins])],
     limits: {
       anonymousPerMinute: 30,
       widgetVisitorPerMinute: env.WIDGET_VISITOR_PER_MINUTE,

@@ -16,16 +16,33 @@ describe(normalizeOrigin.name, () => {
 });
 
 describe(keyAllowsOrigin.name, () => {
+  const none = new Set<string>();
+
   it('allows any origin with an empty list, and calls without Origin', () => {
-    expect(keyAllowsOrigin([], 'https://any.example')).toBe(true);
-    expect(keyAllowsOrigin(['https://shop.example.com'], undefined)).toBe(true);
+    expect(keyAllowsOrigin([], 'https://any.example', none)).toBe(true);
+    expect(keyAllowsOrigin(['https://shop.example.com'], undefined, none)).toBe(true);
   });
 
   it('allows only listed origins otherwise', () => {
     const list = ['https://shop.example.com:443'];
-    expect(keyAllowsOrigin(list, 'https://shop.example.com')).toBe(true);
-    expect(keyAllowsOrigin(list, 'http://shop.example.com')).toBe(false);
-    expect(keyAllowsOrigin(list, 'null')).toBe(false);
+    expect(keyAllowsOrigin(list, 'https://shop.example.com', none)).toBe(true);
+    expect(keyAllowsOrigin(list, 'http://shop.example.com', none)).toBe(false);
+    expect(keyAllowsOrigin(list, 'null', none)).toBe(false);
+  });
+
+  it("allows Gatehouse's own origins for every key", () => {
+    const own = new Set(['https://gatehouse.example.com']);
+    expect(keyAllowsOrigin(['https://shop.example.com'], 'https://Gatehouse.example.com:443', own)).toBe(true);
+    expect(keyAllowsOrigin(['https://shop.example.com'], 'https://evil.example', own)).toBe(false);
+  });
+});
+
+describe('serviceOrigins', () => {
+  it("is PUBLIC_URL's origin (default http://localhost:PORT) and DASHBOARD_ORIGINS", () => {
+    expect(loadConfig({}).serviceOrigins).toEqual(['http://localhost:3000']);
+    expect(
+      loadConfig({ PUBLIC_URL: 'https://Gatehouse.example.com/base/', DASHBOARD_ORIGINS: 'https://dash.example.com' }).serviceOrigins,
+    ).toEqual(['https://gatehouse.example.com', 'https://dash.example.com']);
   });
 });
 

@@ -17,10 +17,15 @@ export function normalizeOrigin(value: string): string | undefined {
 
 /**
  * An API key's origin check (docs/API.md, "Browser clients (CORS)"). No Origin header: not a cross-origin browser call, and
- * a server could forge one anyway, so there is nothing to check. An empty list allows any origin.
+ * a server could forge one anyway, so there is nothing to check. An empty list allows any origin; so do
+ * `serviceOrigins`, Gatehouse's own pages (the dashboard), for every key.
  */
-export function keyAllowsOrigin(allowedOrigins: readonly string[], origin: string | undefined): boolean {
+export function keyAllowsOrigin(
+  allowedOrigins: readonly string[],
+  origin: string | undefined,
+  serviceOrigins: ReadonlySet<string>,
+): boolean {
   if (origin === undefined || allowedOrigins.length === 0) return true;
   const sent = normalizeOrigin(origin);
-  return sent !== undefined && allowedOrigins.some((allowed) => normalizeOrigin(allowed) === sent);
+  return sent !== undefined && (serviceOrigins.has(sent) || allowedOrigins.some((allowed) => normalizeOrigin(allowed) === sent));
 }

@@ -21,6 +21,7 @@ export const DASHBOARD_PAGES = [
   'audit',
   'settings',
   'profile',
+  'guide',
 ] as const;
 
 /** The route path of a hashed build asset (dashboard/vite.config.mts names them). */
@@ -29,7 +30,9 @@ export const DASHBOARD_ASSET_ROUTE = 'assets/:file';
 /**
  * What a browser may do on a dashboard page: its own scripts, styles and API only. No inline script
  * or style, no framing, no plug-ins; fetches only to this origin (the API). Images: this origin and
- * data: URLs (chart legends, the icon).
+ * data: URLs (chart legends, the icon). Workers: this origin's files (sign-up's solver) and blob:
+ * URLs, which the widget (/widget/v1/gatehouse.js, run by the keys page's "Try it") starts its
+ * solvers from, as on a customer's page (docs/PROTECT-A-FORM.md, "5. Content Security Policy").
  */
 export const DASHBOARD_CSP = [
   "default-src 'none'",
@@ -38,6 +41,7 @@ export const DASHBOARD_CSP = [
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
+  "worker-src 'self' blob:",
   "manifest-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",

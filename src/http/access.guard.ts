@@ -1,4 +1,5 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import { keyAllowsOrigin } from '../cors/origins';
 import type { Reply, Request } from '../common/request';
@@ -21,10 +22,15 @@ const ORIGIN_REFUSED = Object.freeze(new AppError('insufficient_permissions', 'T
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
+  private readonly serviceOrigins: ReadonlySet<string>;
+
   constructor(
     private readonly authenticator: Authenticator,
     private readonly rateLimiter: RateLimiter,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.serviceOrigins = new Set(config.serviceOrigins);
+  }
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const req = context.getArgByIndex<Request>(0); // switchToHttp() assigns three methods per call
@@ -47,7 +53,7 @@ export class AccessGuard implements CanActivate {
       verdict !== null &&
       !(verdict instanceof Error) &&
       verdict.kind === 'apiKey' &&
-      !keyAllowsOrigin(verdict.allowedOrigins, req.headers.origin)
+      !keyAllowsOrigin(verdict.allowedOrigins, req.headers.origin, this.serviceOrigins)
     ) {
       req.attributedTo = verdict;
       verdict = ORIGIN_REFUSED;

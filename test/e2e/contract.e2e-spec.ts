@@ -199,6 +199,15 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
       ).status,
     ).toBe(200);
     expect((await call('PATCH', `/api/v1/api-keys/${id}`, { token: owner.token, body: { challengeMaxNumber: 1000 } })).status).toBe(200);
+    // A widget-only key: readable (widgetKey a string), and refused a secret scope.
+    const widgetOnly = await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: 'Widget', scopes: ['widget'] } });
+    expect(widgetOnly.body).toMatchObject({ widgetKey: widgetOnly.body!.key });
+    const widgetOnlyId = widgetOnly.body!.id as string;
+    expect((await call('GET', `/api/v1/api-keys/${widgetOnlyId}`, { token: owner.token })).body).toMatchObject({
+      widgetKey: expect.any(String),
+    });
+    const widened = await call('PATCH', `/api/v1/api-keys/${widgetOnlyId}`, { token: owner.token, body: { scopes: ['widget', 'verify'] } });
+    expect(widened.status).toBe(409);
     const rotated = await call('POST', `/api/v1/api-keys/${id}/rotate`, { token: owner.token, body: { gracePeriodSeconds: 60 } });
     expect(rotated.status).toBe(200);
     const key = rotated.body!.key as string;

@@ -194,7 +194,14 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     await signIn(page, analyst);
     await page.waitForURL((url) => url.pathname === '/analytics');
     const nav = page.getByRole('navigation', { name: 'Dashboard' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Analytics', 'Team', 'Account and plan', 'Profile', 'API reference']);
+    expect(await nav.getByRole('link').allTextContents()).toEqual([
+      'Analytics',
+      'Team',
+      'Account and plan',
+      'Profile',
+      'Protect a form: the guide',
+      'API reference',
+    ]);
     expect(await nav.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('/docs');
     await page.goto('/keys');
     await page.getByText('An analyst sees traffic, not keys').waitFor();

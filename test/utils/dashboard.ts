@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // Code in page.evaluate runs in the browser.
 import { execFileSync } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserUnavailable, launchChromium } from './browser';
@@ -41,13 +41,26 @@ export interface Dashboard {
   close(): Promise<void>;
 }
 
-/** The real app (startApp) listening on a port, its dashboard built, and Chromium. */
+/** A port no one listens on now (the system's pick). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((done) => probe.close(() => done()));
+  return port;
+}
+
+/**
+ * The real app (startApp) listening on a port, its dashboard built, and Chromium. Its PUBLIC_URL is
+ * where the browser opens it, as in a deployment (unless `env` says otherwise).
+ */
 export async function startDashboard(env: NodeJS.ProcessEnv = {}): Promise<Dashboard> {
   buildDashboard();
-  const t = await startApp(env);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await startApp({ PUBLIC_URL: base, ...env });
   const server = t.app.getHttpServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
   const browser = await launchChromium();
   return {
     t,

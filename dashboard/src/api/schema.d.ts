@@ -369,7 +369,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the account's API keys (never their secrets) */
+        /** List the account's API keys (no secret but a widget-only key's, which is public) */
         get: operations["ApiKeysController_list"];
         put?: never;
         /** Create an API key; the response shows its secret, once */
@@ -1095,6 +1095,11 @@ export interface components {
              */
             allowedOrigins: string[];
             /**
+             * @description The whole key, for an active key whose one scope is widget: it is public anyway (every page that embeds the widget carries it). Null for a key with the verify or public scope (shown once, when made or rotated), for a revoked key, and for a widget key made before widget keys were kept readable (rotate it to get one).
+             * @example gh_4fQk81ZpY0c2...
+             */
+            widgetKey: string | null;
+            /**
              * Format: int32
              * @description Difficulty of the key's widget challenges (ALTCHA maxnumber: a browser tries about half of it); null: the plan's default.
              * @example null
@@ -1195,6 +1200,11 @@ export interface components {
              *     ]
              */
             allowedOrigins: string[];
+            /**
+             * @description The whole key, for an active key whose one scope is widget: it is public anyway (every page that embeds the widget carries it). Null for a key with the verify or public scope (shown once, when made or rotated), for a revoked key, and for a widget key made before widget keys were kept readable (rotate it to get one).
+             * @example gh_4fQk81ZpY0c2...
+             */
+            widgetKey: string | null;
             /**
              * Format: int32
              * @description Difficulty of the key's widget challenges (ALTCHA maxnumber: a browser tries about half of it); null: the plan's default.
@@ -7253,6 +7263,29 @@ export interface operations {
                      *       "statusCode": 404,
                      *       "error": "not_found",
                      *       "message": "No such resource.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description conflict — a readable widget key cannot gain the verify or public scope */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 409,
+                     *       "error": "conflict",
+                     *       "message": "The request conflicts with the current state of the resource.",
                      *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
                      *     }
                      */

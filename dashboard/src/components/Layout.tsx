@@ -61,6 +61,8 @@ export function Layout() {
         </ul>
         <p className="nav-footer">
           {/* Swagger UI and the OpenAPI document are served by the app, outside the dashboard's router. */}
+          <NavLink to="/guide">Protect a form: the guide</NavLink>
+          <br />
           <a href="/docs">API reference</a>
         </p>
       </nav>

@@ -1,4 +1,5 @@
 import { FormEvent, useState } from 'react';
+import { Link } from 'react-router';
 import { INPUT_LIMITS } from '../api/input-limits';
 import { ApiKey, ApiKeyWithSecret, KeyFields, Scope, useKeys, useRevokeKey, useRotateKey, useSaveKey } from '../api/keys';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -8,8 +9,11 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
+import { ProtectFirstForm } from '../components/ProtectFirstForm';
+import { WidgetKeyDialog } from '../components/WidgetKeyDialog';
 import { formatDate, formatDay } from '../format';
 import { can, Me } from '../roles';
+import { verifySnippet, widgetSnippet } from '../snippets';
 
 const SCOPES: { scope: Scope; label: string }[] = [
   { scope: 'widget', label: 'widget: challenges and nonces from your pages (a public key)' },
@@ -35,8 +39,16 @@ function Origins({ apiKey }: { apiKey: ApiKey }) {
   return <>{apiKey.allowedOrigins.join(', ')}</>;
 }
 
+/** A key whose one scope is widget: public, so the API keeps it readable (`widgetKey`) once made or rotated. */
+const widgetOnly = (scopes: readonly Scope[]) => scopes.length === 1 && scopes[0] === 'widget';
+const readable = (key: ApiKey): key is ApiKey & { widgetKey: string } => key.widgetKey !== null;
+
+/** Whether this browser was told to hide the onboarding for this account ("Hide this guide"). */
+const onboardingStore = (accountId: string) => `gatehouse:onboarding-hidden:${accountId}`;
+
 type Open =
   | { kind: 'create' }
+  | { kind: 'widget'; key: ApiKey & { widgetKey: string } }
   | { kind: 'edit'; key: ApiKey }
   | { kind: 'rotate'; key: ApiKey }
   | { kind: 'revoke'; key: ApiKey }
@@ -47,13 +59,26 @@ export function KeysPage() {
   const me = useMeContext();
   const [open, setOpen] = useState<Open>(null);
   const [status, setStatus] = useState<StatusFilter>('active');
-  const keys = useKeys();
+  /** The onboarding's title while it is shown, null while hidden; undefined until the keys arrive. */
+  const [onboarding, setOnboarding] = useState<string | null>();
+  const manages = can.manageKeys(me.role);
+  const keys = useKeys({ enabled: manages });
   const close = () => setOpen(null);
-  if (!can.manageKeys(me.role)) {
+  const hasWidgetKey = keys.data?.some((k) => k.status === 'active' && k.scopes.includes('widget'));
+  // Decided once, when the keys arrive: an account without a widget key is greeted by the onboarding,
+  // which then stays until hidden, even after it made the key.
+  const greeting = hasWidgetKey ? 'Protect a form' : 'Protect your first form';
+  if (onboarding === undefined && hasWidgetKey !== undefined) {
+    setOnboarding(!hasWidgetKey && localStorage.getItem(onboardingStore(me.account.id)) === null ? greeting : null);
+  }
+  if (!manages) {
     return (
       <>
         <PageTitle>API keys</PageTitle>
         <p>An analyst sees traffic, not keys: ask a developer, an admin or the owner of {me.account.name}.</p>
+        <p>
+          Protecting a form takes a widget key in its page and a verify key on its server: the <Link to="/guide">guide</Link> shows how.
+        </p>
       </>
     );
   }
@@ -63,13 +88,18 @@ export function KeysPage() {
     <>
       <PageTitle>API keys</PageTitle>
       <p>
-        Widget keys go in your pages (they are public: limit them to your sites with allowed origins); verify keys stay on your server. A
-        key's secret is shown once, when it is made or rotated.
+        Widget keys go in your pages (they are public: limit them to your sites with allowed origins, and see a widget key and its snippet
+        in its row at any time); verify keys stay on your server, their secret shown once, when made or rotated.
       </p>
       <p className="actions">
         <button type="button" className="primary" onClick={() => setOpen({ kind: 'create' })}>
           Create key
         </button>
+        {!onboarding && (
+          <button type="button" onClick={() => setOnboarding(greeting)}>
+            Protect a form
+          </button>
+        )}
         <label className="inline">
           Show{' '}
           <select value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)}>
@@ -81,7 +111,17 @@ export function KeysPage() {
       </p>
       <ErrorNote error={keys.error} />
       {keys.isPending && <p role="status">Loading keys…</p>}
-      {keys.data && keys.data.length === 0 && <p>No keys yet. Create one to call the API or embed the widget.</p>}
+      {onboarding && keys.data && (
+        <ProtectFirstForm
+          title={onboarding}
+          readableWidgetKeys={keys.data.filter(readable)}
+          onDismiss={() => {
+            localStorage.setItem(onboardingStore(me.account.id), 'yes');
+            setOnboarding(null);
+          }}
+        />
+      )}
+      {keys.data && keys.data.length === 0 && !onboarding && <p>No keys yet. Create one to call the API or embed the widget.</p>}
       {keys.data && keys.data.length > 0 && shown.length === 0 && <p>No {status} keys.</p>}
       {shown.length > 0 && (
         <div className="table-wrap">
@@ -110,6 +150,24 @@ export function KeysPage() {
                   </th>
                   <td>
                     <code>{key.prefix}…</code>
+                    {readable(key) && (
+                      <>
+                        {' '}
+                        <button
+                          type="button"
+                          className="link"
+                          onClick={() => setOpen({ kind: 'widget', key })}
+                          aria-label={`Snippet of ${key.name}`}
+                        >
+                          Snippet
+                        </button>
+                      </>
+                    )}
+                    {!readable(key) && key.status === 'active' && widgetOnly(key.scopes) && (
+                      <small className="hint block">
+                        Made before widget keys were kept readable: rotate it to see it and its snippet here.
+                      </small>
+                    )}
                     {key.previousSecretExpiresAt && new Date(key.previousSecretExpiresAt) > new Date() && (
                       <small className="hint"> old secret works until {formatDate(key.previousSecretExpiresAt)}</small>
                     )}
@@ -169,12 +227,17 @@ export function KeysPage() {
         />
       )}
       {open?.kind === 'revoke' && <RevokeDialog apiKey={open.key} onClose={close} />}
+      {open?.kind === 'widget' && <WidgetKeyDialog apiKey={open.key} onClose={close} />}
       {open?.kind === 'secret' && (
         <Dialog title={`The secret of ${open.name}`} onClose={close}>
-          <p className="warning">
-            Copy it now: Gatehouse keeps only a hash and cannot show it again.
-            {open.rotated && ' Rotating again or revoking the key are the ways out if it is lost.'}
-          </p>
+          {widgetOnly(open.scopes) ? (
+            <p className="notice">A widget key is public (it sits in your pages): it stays readable in its row, with its snippet.</p>
+          ) : (
+            <p className="warning">
+              Copy it now: Gatehouse keeps only a hash and cannot show it again.
+              {open.rotated && ' Rotating again or revoking the key are the ways out if it is lost.'}
+            </p>
+          )}
           <p>
             <code className="secret" data-testid="secret">
               {open.secret}
@@ -224,6 +287,8 @@ function KeyForm({
   const difficulty = me.limits.challengeMaxNumber;
   const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['widget']);
   const [origins, setOrigins] = useState(existing?.allowedOrigins.join('\n') ?? '');
+  // The API refuses a secret scope on a readable widget key (409): its value is public already.
+  const locked = existing?.widgetKey != null;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -250,10 +315,16 @@ function KeyForm({
         </Field>
         <fieldset>
           <legend>Scopes</legend>
+          {locked && (
+            <p className="hint">
+              This widget key is public (readable, and in your pages): it keeps the widget scope alone. Create another key to verify.
+            </p>
+          )}
           {SCOPES.map(({ scope, label }) => (
             <label key={scope} className="check">
               <input
                 type="checkbox"
+                disabled={locked && scope !== 'widget'}
                 checked={scopes.includes(scope)}
                 onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
               />{' '}
@@ -345,12 +416,12 @@ function Snippets({ secret, scopes }: { secret: string; scopes: Scope[] }) {
   if (scopes.includes('widget'))
     snippets.push({
       title: 'In your form (the widget key is public)',
-      code: `<script src="${origin}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${secret}"></div>`,
+      code: widgetSnippet(origin, secret),
     });
   if (scopes.includes('verify'))
     snippets.push({
       title: 'On your server, before acting on a form: is its nonce valid? (Keep this key secret.)',
-      code: `curl -s ${origin}/api/v1/nonces/verify -H 'x-api-key: ${secret}' \\\n  -H 'content-type: application/json' -d '{"nonce":"…the gatehouse-nonce field of the form…"}'`,
+      code: verifySnippet(origin, secret),
     });
   if (snippets.length === 0) return null;
   return (

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { API_KEY_SCOPES, ApiKeyScope } from '../../common/principal';
 
-/** An API key as lists and reads show it: never the secret, never its hash. */
+/** An API key as lists and reads show it: never its hash, and no secret but a widget-only key's (public anyway). */
 export class ApiKeyDto {
   @ApiProperty({ description: 'Key id (UUID).', format: 'uuid' })
   readonly id!: string;
@@ -21,6 +21,15 @@ export class ApiKeyDto {
     example: ['https://shop.example.com'],
   })
   readonly allowedOrigins!: string[];
+
+  @ApiProperty({
+    description:
+      'The whole key, for an active key whose one scope is widget: it is public anyway (every page that embeds the widget carries it). Null for a key with the verify or public scope (shown once, when made or rotated), for a revoked key, and for a widget key made before widget keys were kept readable (rotate it to get one).',
+    type: String,
+    nullable: true,
+    example: 'gh_4fQk81ZpY0c2...',
+  })
+  readonly widgetKey!: string | null;
 
   @ApiProperty({
     description:
