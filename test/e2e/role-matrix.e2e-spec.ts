@@ -160,7 +160,7 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
         return { caller, url: row.path, body: { url: 'https://hooks.example.com/matrix' } };
       case 'DELETE /api/v1/webhooks/:id': {
         const hook = await t.prisma.webhookEndpoint.create({
-          data: { accountId: account.id, url: 'https://hooks.example.com/m', createdById: account.owner.id },
+          data: { accountId: account.id, url: 'https://hooks.example.com/m', secret: 'whsec_c2VjcmV0', createdById: account.owner.id },
         });
         return {
           caller,
