@@ -79,7 +79,13 @@ export class ApiKeysService {
         { name: created.name, scopes: created.scopes },
       );
       await this.webhooks.emit(tx, actor.accountId, 'api_key.created', {
-        apiKey: { id: created.id, name: created.name, prefix: created.prefix, scopes: created.scopes, expiresAt: created.expiresAt?.toISOString() ?? null },
+        apiKey: {
+          id: created.id,
+          name: created.name,
+          prefix: created.prefix,
+          scopes: created.scopes,
+          expiresAt: created.expiresAt?.toISOString() ?? null,
+        },
         actor: { id: actor.userId, email: actor.email },
       });
       return created;

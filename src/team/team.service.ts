@@ -210,7 +210,9 @@ ${this.mailer.link('/accept-invitation', token)}
         target: { type: 'invitation', id: invitation.id },
         details: { role: created.role },
       });
-      await this.webhooks.emit(tx, created.accountId, 'member.joined', { member: { id: created.id, email: created.email, role: created.role } });
+      await this.webhooks.emit(tx, created.accountId, 'member.joined', {
+        member: { id: created.id, email: created.email, role: created.role },
+      });
       return created;
     });
     return this.tokens.issue(user);

@@ -86,7 +86,11 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
     const gone = outcome.status === 410;
     const error =
       outcome.error ??
-      (delivered ? null : outcome.status !== undefined && outcome.status >= 300 && outcome.status < 400 ? 'redirects are not followed' : null);
+      (delivered
+        ? null
+        : outcome.status !== undefined && outcome.status >= 300 && outcome.status < 400
+          ? 'redirects are not followed'
+          : null);
     const attemptCount = delivery.attemptCount + 1;
     const retryIn = delivered || gone ? undefined : RETRY_DELAYS_MS[attemptCount - 1];
     const failingSince = delivered ? null : (endpoint.failingSince ?? now);
@@ -126,7 +130,10 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
 
   private async disable(tx: Prisma.TransactionClient, endpoint: WebhookEndpoint, reason: DisabledReason): Promise<void> {
     await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { enabled: false, disabledReason: reason } });
-    await tx.webhookDelivery.updateMany({ where: { endpointId: endpoint.id, status: 'pending' }, data: { status: 'failed', nextAttemptAt: null } });
+    await tx.webhookDelivery.updateMany({
+      where: { endpointId: endpoint.id, status: 'pending' },
+      data: { status: 'failed', nextAttemptAt: null },
+    });
     await this.audit.record(tx, {
       accountId: endpoint.accountId,
       action: 'webhook.disabled',
@@ -145,9 +152,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
       select: { email: true },
     });
     const why =
-      reason === 'gone'
-        ? 'it answered 410 Gone, which says it no longer wants events'
-        : 'every delivery to it has failed for 5 days';
+      reason === 'gone' ? 'it answered 410 Gone, which says it no longer wants events' : 'every delivery to it has failed for 5 days';
     for (const { email } of admins)
       this.mailer.sendLater(
         {

@@ -20,11 +20,21 @@ export interface WebhookPayload<T extends WebhookEventType = WebhookEventType> {
 export class WebhookEmitter {
   constructor(private readonly queue: WebhookQueue) {}
 
-  async emit<T extends WebhookEventType>(tx: Prisma.TransactionClient, accountId: string, type: T, data: WebhookEventData[T]): Promise<void> {
+  async emit<T extends WebhookEventType>(
+    tx: Prisma.TransactionClient,
+    accountId: string,
+    type: T,
+    data: WebhookEventData[T],
+  ): Promise<void> {
     const endpoints = await tx.webhookEndpoint.findMany({ where: { accountId, enabled: true }, select: { id: true, events: true } });
     const targets = endpoints.filter((e) => e.events.length === 0 || e.events.includes(type));
     if (targets.length === 0) return;
-    await this.deliver(tx, accountId, targets.map((e) => e.id), { type, timestamp: new Date().toISOString(), data });
+    await this.deliver(
+      tx,
+      accountId,
+      targets.map((e) => e.id),
+      { type, timestamp: new Date().toISOString(), data },
+    );
   }
 
   /** Another attempt of a delivery, now (a person's retry). */
@@ -33,7 +43,12 @@ export class WebhookEmitter {
   }
 
   /** Deliveries of `payload` to these endpoints of the account (for `webhook.test`: one, enabled or not). */
-  async deliver(tx: Prisma.TransactionClient, accountId: string, endpointIds: readonly string[], payload: WebhookPayload): Promise<string[]> {
+  async deliver(
+    tx: Prisma.TransactionClient,
+    accountId: string,
+    endpointIds: readonly string[],
+    payload: WebhookPayload,
+  ): Promise<string[]> {
     const now = new Date();
     const rows = endpointIds.map((endpointId) => ({
       id: randomUUID(),

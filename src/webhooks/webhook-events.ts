@@ -21,7 +21,10 @@ export interface EventActor {
 
 /** The `data` of each event type: names the resource, never a secret. */
 export interface WebhookEventData {
-  'api_key.created': { apiKey: { id: string; name: string; prefix: string; scopes: string[]; expiresAt: string | null }; actor: EventActor | null };
+  'api_key.created': {
+    apiKey: { id: string; name: string; prefix: string; scopes: string[]; expiresAt: string | null };
+    actor: EventActor | null;
+  };
   'api_key.revoked': { apiKey: { id: string; name: string; prefix: string }; actor: EventActor | null };
   'api_key.expiring': { apiKey: { id: string; name: string; prefix: string; expiresAt: string }; daysLeft: number };
   'widget.surge_started': { apiKey: { id: string; name: string }; level: number };

@@ -35,7 +35,9 @@ function transactionDb(tx: Prisma.TransactionClient): QueueDb {
   return {
     async executeSql(text, values = []) {
       // Prisma binds values by their JavaScript type; pg-boss's SQL casts its parameters itself.
-      const bound = values.map((v) => (v === undefined ? null : typeof v === 'object' && v !== null && !(v instanceof Date) ? JSON.stringify(v) : v));
+      const bound = values.map((v) =>
+        v === undefined ? null : typeof v === 'object' && v !== null && !(v instanceof Date) ? JSON.stringify(v) : v,
+      );
       return { rows: await tx.$queryRawUnsafe<unknown[]>(text, ...bound) };
     },
   };

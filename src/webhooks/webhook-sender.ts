@@ -38,10 +38,17 @@ export class WebhookSender {
 
   send(url: string, headers: Record<string, string>, body: string): Promise<SendOutcome> {
     const started = performance.now();
-    const done = (outcome: Omit<SendOutcome, 'durationMs'>): SendOutcome => ({ ...outcome, durationMs: Math.round(performance.now() - started) });
+    const done = (outcome: Omit<SendOutcome, 'durationMs'>): SendOutcome => ({
+      ...outcome,
+      durationMs: Math.round(performance.now() - started),
+    });
     return new Promise((resolve) => {
       let settled = false;
-      let timer: NodeJS.Timeout | undefined;
+      let req: ReturnType<typeof httpRequest> | undefined;
+      const timer = setTimeout(() => {
+        req?.destroy();
+        finish({ error: `no complete answer within ${DELIVERY_TIMEOUT_MS / 1000} s` });
+      }, DELIVERY_TIMEOUT_MS);
       const finish = (outcome: Omit<SendOutcome, 'durationMs'>) => {
         if (settled) return;
         settled = true;
@@ -51,7 +58,6 @@ export class WebhookSender {
       const target = new URL(url);
       const secure = target.protocol === 'https:';
       if (!secure && this.httpAgent === undefined) return finish({ error: 'http is not allowed (https only)' });
-      let req: ReturnType<typeof httpRequest>;
       try {
         req = (secure ? httpsRequest : httpRequest)(target, {
           method: 'POST',
@@ -61,17 +67,14 @@ export class WebhookSender {
       } catch (err) {
         return finish({ error: (err as Error).message }); // an IP literal refused by the agent throws here
       }
-      timer = setTimeout(() => {
-        req.destroy();
-        finish({ error: `no complete answer within ${DELIVERY_TIMEOUT_MS / 1000} s` });
-      }, DELIVERY_TIMEOUT_MS);
-      this.inFlight.set(req, () => {
-        req.destroy();
+      const sent = req;
+      this.inFlight.set(sent, () => {
+        sent.destroy();
         finish({ error: 'the instance is stopping', aborted: true });
       });
-      req.on('close', () => this.inFlight.delete(req));
-      req.on('error', (err) => finish({ error: err.message }));
-      req.on('response', (res) => {
+      sent.on('close', () => this.inFlight.delete(sent));
+      sent.on('error', (err) => finish({ error: err.message }));
+      sent.on('response', (res) => {
         const status = res.statusCode ?? 0;
         const chunks: Buffer[] = [];
         let kept = 0;
@@ -88,7 +91,7 @@ export class WebhookSender {
         res.on('end', end);
         res.on('error', end); // a reset after the status: the status stands
       });
-      req.end(body);
+      sent.end(body);
     });
   }
 

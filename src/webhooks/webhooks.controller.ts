@@ -76,7 +76,11 @@ export class WebhooksController {
   @ApiOperation({ summary: 'Issue a new signing secret; the old one also signs for gracePeriodSeconds' })
   @ApiOkResponse({ type: RotatedWebhookSecretDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found' })
-  rotateSecret(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto, @Body() dto: RotateWebhookSecretDto): Promise<RotatedWebhookSecretDto> {
+  rotateSecret(
+    @CurrentActor() actor: Actor,
+    @Param() { id }: IdParamDto,
+    @Body() dto: RotateWebhookSecretDto,
+  ): Promise<RotatedWebhookSecretDto> {
     return this.webhooks.rotateSecret(actor, id, dto.gracePeriodSeconds);
   }
 
@@ -93,7 +97,11 @@ export class WebhooksController {
   @ApiOperation({ summary: "An endpoint's deliveries with their attempts, newest first" })
   @ApiOkResponse({ type: WebhookDeliveryPageDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found' })
-  deliveries(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto, @Query() query: ListWebhookDeliveriesQuery): Promise<WebhookDeliveryPageDto> {
+  deliveries(
+    @CurrentActor() actor: Actor,
+    @Param() { id }: IdParamDto,
+    @Query() query: ListWebhookDeliveriesQuery,
+  ): Promise<WebhookDeliveryPageDto> {
     return this.webhooks.deliveries(actor, id, query.cursor);
   }
 

@@ -30,17 +30,11 @@ const toDto = (w: EndpointWithLast): WebhookEndpointDto => {
     events: w.events as WebhookEventType[],
     enabled: w.enabled,
     disabledReason: w.disabledReason as WebhookEndpointDto['disabledReason'],
-    previousSecretExpiresAt: w.previousSecretExpiresAt !== null && w.previousSecretExpiresAt > new Date() ? w.previousSecretExpiresAt.toISOString() : null,
-    lastDelivery:
-      last === undefined
-        ? null
-        : {
-            id: last.id,
-            eventType: last.eventType as WebhookEventType,
-            status: last.status as 'pending' | 'delivered' | 'failed',
-            lastResponseStatus: last.lastResponseStatus,
-            createdAt: last.createdAt.toISOString(),
-          },
+    previousSecretExpiresAt:
+      w.previousSecretExpiresAt !== null && w.previousSecretExpiresAt > new Date() ? w.previousSecretExpiresAt.toISOString() : null,
+    lastDeliveryAt: last?.createdAt.toISOString() ?? null,
+    lastDeliveryStatus: (last?.status ?? null) as WebhookEndpointDto['lastDeliveryStatus'],
+    lastDeliveryResponseStatus: last?.lastResponseStatus ?? null,
     createdAt: w.createdAt.toISOString(),
   };
 };
@@ -52,7 +46,9 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
   const createdAt = new Date(at ?? '');
   if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/.test(id ?? ''))
-    throw new AppError('validation_failed', 'cursor is not a nextCursor value.', [{ field: 'cursor', message: 'cursor must be a nextCursor value' }]);
+    throw new AppError('validation_failed', 'cursor is not a nextCursor value.', [
+      { field: 'cursor', message: 'cursor must be a nextCursor value' },
+    ]);
   return { createdAt, id };
 }
 
@@ -180,7 +176,9 @@ export class WebhooksService {
     const rows = await this.prisma.webhookDelivery.findMany({
       where: {
         endpointId: id,
-        ...(after === undefined ? {} : { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
+        ...(after === undefined
+          ? {}
+          : { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] }),
       },
       include: { attempts: { orderBy: { startedAt: 'desc' }, take: 20 } },
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
@@ -189,26 +187,27 @@ export class WebhooksService {
     const page = rows.slice(0, PAGE_SIZE);
     const last = page[page.length - 1];
     return {
-      data: page.map(
-        (d): WebhookDeliveryDto => ({
-          id: d.id,
-          messageId: d.messageId,
-          eventType: d.eventType as WebhookEventType,
-          status: d.status as WebhookDeliveryDto['status'],
-          attemptCount: d.attemptCount,
-          nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
-          createdAt: d.createdAt.toISOString(),
-          deliveredAt: d.deliveredAt?.toISOString() ?? null,
-          attempts: d.attempts.map((a) => ({
-            startedAt: a.startedAt.toISOString(),
-            durationMs: a.durationMs,
-            responseStatus: a.responseStatus,
-            error: a.error,
-            responseBody: a.responseBody,
-          })),
-        }),
-      ),
-      nextCursor: rows.length > PAGE_SIZE && last !== undefined ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url') : null,
+      data: page.map((d): WebhookDeliveryDto => ({
+        id: d.id,
+        messageId: d.messageId,
+        eventType: d.eventType as WebhookEventType,
+        status: d.status as WebhookDeliveryDto['status'],
+        attemptCount: d.attemptCount,
+        nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+        createdAt: d.createdAt.toISOString(),
+        deliveredAt: d.deliveredAt?.toISOString() ?? null,
+        attempts: d.attempts.map((a) => ({
+          startedAt: a.startedAt.toISOString(),
+          durationMs: a.durationMs,
+          responseStatus: a.responseStatus,
+          error: a.error,
+          responseBody: a.responseBody,
+        })),
+      })),
+      nextCursor:
+        rows.length > PAGE_SIZE && last !== undefined
+          ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url')
+          : null,
     };
   }
 
@@ -223,8 +222,7 @@ export class WebhooksService {
         include: { endpoint: { select: { enabled: true } } },
       });
       if (delivery === null) throw new AppError('not_found', 'No such delivery of this webhook endpoint.');
-      if (!delivery.endpoint.enabled)
-        throw new AppError('conflict', 'The endpoint is disabled: enable it before retrying its deliveries.');
+      if (!delivery.endpoint.enabled) throw new AppError('conflict', 'The endpoint is disabled: enable it before retrying its deliveries.');
       if (delivery.status === 'pending') throw new AppError('conflict', 'This delivery is pending: its next attempt is already scheduled.');
       await tx.webhookDelivery.update({ where: { id: deliveryId }, data: { status: 'pending', nextAttemptAt: new Date() } });
       await this.emitter.requeue(tx, deliveryId);

@@ -41,7 +41,11 @@ describe('/api/v1/webhooks', () => {
 
   it('creates (the secret shown once), reads, lists newest first, updates and deletes an endpoint, each audited', async () => {
     const owner = api(t, account.owner.token);
-    const first = await owner.create({ url: `${PUBLIC}/hooks/a`, events: ['api_key.revoked', 'rate_limit.exceeded'], description: 'Orders' });
+    const first = await owner.create({
+      url: `${PUBLIC}/hooks/a`,
+      events: ['api_key.revoked', 'rate_limit.exceeded'],
+      description: 'Orders',
+    });
     expect(first.status).toBe(201);
     expectRateLimitHeaders(first);
     expect(first.body).toEqual({
@@ -52,7 +56,9 @@ describe('/api/v1/webhooks', () => {
       enabled: true,
       disabledReason: null,
       previousSecretExpiresAt: null,
-      lastDelivery: null,
+      lastDeliveryAt: null,
+      lastDeliveryStatus: null,
+      lastDeliveryResponseStatus: null,
       createdAt: expect.any(String),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
@@ -73,9 +79,9 @@ describe('/api/v1/webhooks', () => {
     expectError(await owner.get(shown.id), 404, 'not_found');
     expectError(await owner.remove(shown.id), 404, 'not_found');
 
-    const actions = (await t.prisma.auditEvent.findMany({ where: { accountId: account.id, targetId: shown.id }, orderBy: { createdAt: 'asc' } })).map(
-      (e) => e.action,
-    );
+    const actions = (
+      await t.prisma.auditEvent.findMany({ where: { accountId: account.id, targetId: shown.id }, orderBy: { createdAt: 'asc' } })
+    ).map((e) => e.action);
     expect(actions).toEqual(['webhook.created', 'webhook.updated', 'webhook.updated', 'webhook.deleted']);
     const audited = JSON.stringify(await t.prisma.auditEvent.findMany({ where: { accountId: account.id } }));
     expect(audited).not.toContain(secret);
@@ -205,8 +211,9 @@ describe('webhook deliveries', () => {
   it('sends the events an endpoint subscribes to, signed as Standard Webhooks says, naming the resource and carrying no secret', async () => {
     const all = await register('/all');
     const revokedOnly = await register('/revoked-only', { events: ['api_key.revoked'] });
-    const created = (await t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`).send({ name: 'Shop' }).expect(201))
-      .body as { id: string; key: string };
+    const created = (
+      await t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`).send({ name: 'Shop' }).expect(201)
+    ).body as { id: string; key: string };
     const [got] = await receiver.waitFor('/all');
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
@@ -225,14 +232,17 @@ describe('webhook deliveries', () => {
 
     await t.http.delete(`/api/v1/api-keys/${created.id}`).set('Authorization', `Bearer ${account.owner.token}`).expect(200);
     const [revoked] = await receiver.waitFor('/revoked-only');
-    expect(verified(revokedOnly.secret, revoked)).toMatchObject({ type: 'api_key.revoked', data: { apiKey: { id: created.id, name: 'Shop' } } });
+    expect(verified(revokedOnly.secret, revoked)).toMatchObject({
+      type: 'api_key.revoked',
+      data: { apiKey: { id: created.id, name: 'Shop' } },
+    });
     await receiver.waitFor('/all', 2);
     expect(receiver.at('/revoked-only')).toHaveLength(1); // not api_key.created
 
     const [delivery] = await deliveriesOf(all.id);
     expect(delivery).toMatchObject({ eventType: 'api_key.revoked', status: 'delivered', attemptCount: 1, nextAttemptAt: null });
     expect(delivery.attempts[0]).toMatchObject({ responseStatus: 200, error: null, responseBody: 'ok' });
-    expect((await owner.get(all.id)).body.lastDelivery).toMatchObject({ eventType: 'api_key.revoked', status: 'delivered', lastResponseStatus: 200 });
+    expect((await owner.get(all.id)).body).toMatchObject({ lastDeliveryStatus: 'delivered', lastDeliveryResponseStatus: 200 });
   });
 
   it('sends nothing for a change that rolls back, and the event of one that commits', async () => {
@@ -245,7 +255,9 @@ describe('webhook deliveries', () => {
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
-    await t.prisma.$transaction((tx) => emitter.emit(tx, account.id, 'member.joined', { member: { ...data.member, email: 'kept@example.com' } }));
+    await t.prisma.$transaction((tx) =>
+      emitter.emit(tx, account.id, 'member.joined', { member: { ...data.member, email: 'kept@example.com' } }),
+    );
     const [got] = await receiver.waitFor('/atomic');
     expect(verified(hook.secret, got).data).toMatchObject({ member: { email: 'kept@example.com' } });
     await new Promise((r) => setTimeout(r, 1500)); // more than a poll interval: nothing else comes
@@ -341,7 +353,10 @@ describe('webhook deliveries', () => {
 
   it('signs with the old and the new secret during a rotation’s grace period', async () => {
     const hook = await register('/rotated');
-    const rotated = (await owner.rotate(hook.id, { gracePeriodSeconds: 600 }).expect(200)).body as { secret: string; previousSecretExpiresAt: string };
+    const rotated = (await owner.rotate(hook.id, { gracePeriodSeconds: 600 }).expect(200)).body as {
+      secret: string;
+      previousSecretExpiresAt: string;
+    };
     expect(rotated.secret).not.toBe(hook.secret);
     expect(Date.parse(rotated.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(590_000);
     await owner.test(hook.id).expect(202);
@@ -408,7 +423,9 @@ describe('webhook deliveries to private addresses', () => {
     await owner.test(http.id).expect(202);
     for (const id of [https.id, http.id]) {
       const attempt = await eventually(async () => {
-        const [d] = (await owner.deliveries(id).expect(200)).body.data as { attempts: { responseStatus: number | null; error: string }[] }[];
+        const [d] = (await owner.deliveries(id).expect(200)).body.data as {
+          attempts: { responseStatus: number | null; error: string }[];
+        }[];
         expect(d.attempts).toHaveLength(1);
         return d.attempts[0];
       });

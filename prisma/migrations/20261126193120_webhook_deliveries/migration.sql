@@ -1,13 +1,13 @@
 -- AlterTable
+-- Endpoints registered before deliveries existed get a random secret of 32 bytes (SHA-256 of two v4
+-- UUIDs, 244 random bits). Their owners see it only by rotating, which they must do to verify anything.
 ALTER TABLE "WebhookEndpoint" ADD COLUMN     "disabledReason" TEXT,
 ADD COLUMN     "enabled" BOOLEAN NOT NULL DEFAULT true,
 ADD COLUMN     "events" TEXT[] DEFAULT ARRAY[]::TEXT[],
 ADD COLUMN     "failingSince" TIMESTAMP(3),
 ADD COLUMN     "previousSecret" TEXT,
 ADD COLUMN     "previousSecretExpiresAt" TIMESTAMP(3),
--- Endpoints registered before deliveries existed get a random secret of 32 bytes (two v4 UUIDs'
--- random bits); their owners see it only by rotating, which they must do to verify anything.
-ADD COLUMN     "secret" TEXT NOT NULL DEFAULT 'whsec_' || encode(decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'), 'base64'),
+ADD COLUMN     "secret" TEXT NOT NULL DEFAULT 'whsec_' || encode(sha256((gen_random_uuid()::text || gen_random_uuid()::text)::bytea), 'base64'),
 ADD COLUMN     "updatedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP;
 
 ALTER TABLE "WebhookEndpoint" ALTER COLUMN "secret" DROP DEFAULT;

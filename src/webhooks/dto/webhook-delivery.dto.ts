@@ -13,7 +13,11 @@ export class WebhookAttemptDto {
   @ApiProperty({ description: "The receiver's status code; null: no answer came.", type: 'integer', format: 'int32', nullable: true })
   readonly responseStatus!: number | null;
 
-  @ApiProperty({ description: 'Why it failed without an answer, or why the answer counts as a failure; null otherwise.', type: String, nullable: true })
+  @ApiProperty({
+    description: 'Why it failed without an answer, or why the answer counts as a failure; null otherwise.',
+    type: String,
+    nullable: true,
+  })
   readonly error!: string | null;
 
   @ApiProperty({ description: "The first 1 KB of the receiver's answer; null: none.", type: String, nullable: true })
@@ -24,13 +28,19 @@ export class WebhookDeliveryDto {
   @ApiProperty({ description: 'Delivery id (UUID).', format: 'uuid' })
   readonly id!: string;
 
-  @ApiProperty({ description: 'The webhook-id header: the same on every attempt of this delivery.', example: 'msg_2b6f0cc904d137be2e1730235f5664094b831186' })
+  @ApiProperty({
+    description: 'The webhook-id header: the same on every attempt of this delivery.',
+    example: 'msg_2b6f0cc904d137be2e1730235f5664094b831186',
+  })
   readonly messageId!: string;
 
   @ApiProperty({ description: 'Its event type.', enum: WEBHOOK_EVENT_TYPES })
   readonly eventType!: WebhookEventType;
 
-  @ApiProperty({ description: 'pending (an attempt is due at nextAttemptAt), delivered, or failed.', enum: ['pending', 'delivered', 'failed'] })
+  @ApiProperty({
+    description: 'pending (an attempt is due at nextAttemptAt), delivered, or failed.',
+    enum: ['pending', 'delivered', 'failed'],
+  })
   readonly status!: 'pending' | 'delivered' | 'failed';
 
   @ApiProperty({ description: 'Attempts made so far.', type: 'integer', format: 'int32' })
