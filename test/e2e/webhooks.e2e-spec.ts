@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { WebhookEmitter } from '../../src/webhooks/webhook-emitter';
 import { eventually } from '../utils/eventually';
 import { WebhookReceiver } from '../utils/webhook-receiver';
-import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 
 /** A public address (no DNS here): registration accepts it; nothing in these tests is delivered to it. */
 const PUBLIC = 'https://93.184.215.14';
@@ -433,5 +433,54 @@ describe('webhook deliveries to private addresses', () => {
       expect(attempt.error).toMatch(/private|https only/);
     }
     expect(receiver.received).toEqual([]);
+  });
+});
+
+// Two instances need one database: only on PostgreSQL.
+(onRealServices ? describe : describe.skip)('webhook deliveries from two instances on one PostgreSQL', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    const shared = {
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
+    };
+    a = await startApp(shared);
+    b = await startApp(shared);
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await receiver.close();
+  });
+
+  it('delivers each event once, whichever instance made it, each signed, duplicates only with the same webhook-id', async () => {
+    const account = await createAccount(a);
+    const hook = (
+      await api(a, account.owner.token)
+        .create({ url: receiver.url('/both'), events: ['api_key.created'] })
+        .expect(201)
+    ).body as {
+      secret: string;
+    };
+    const names = Array.from({ length: 20 }, (_, i) => `key ${i}`);
+    await Promise.all(
+      names.map((name, i) =>
+        (i % 2 ? a : b).http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`).send({ name }).expect(201),
+      ),
+    );
+    const got = await receiver.waitFor('/both', 20, 20_000);
+    const byId = new Map<string, string>();
+    for (const r of got) {
+      const event = new Webhook(hook.secret).verify(r.body, r.headers) as { data: { apiKey: { name: string } } };
+      const seen = byId.get(r.headers['webhook-id']);
+      if (seen !== undefined) expect(event.data.apiKey.name).toBe(seen); // a duplicate is the same event
+      byId.set(r.headers['webhook-id'], event.data.apiKey.name);
+    }
+    expect([...byId.values()].sort()).toEqual([...names].sort());
   });
 });
