@@ -6,6 +6,7 @@ import { AppError } from '../common/errors/app-error';
 import type { ApiKey } from '../generated/prisma/client';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { PrismaService } from '../prisma/prisma.service';
+import { WebhookEmitter } from '../webhooks/webhook-emitter';
 import { generateApiKey, hashApiKey, visiblePrefix } from './api-key-secret';
 import { ApiKeyDto, ApiKeyWithSecretDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -45,6 +46,7 @@ export class ApiKeysService {
     private readonly prisma: PrismaService,
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
+    private readonly webhooks: WebhookEmitter,
   ) {}
 
   async list(actor: UserPrincipal): Promise<ApiKeyDto[]> {
@@ -86,6 +88,16 @@ export class ApiKeysService {
         { type: 'api_key', id: created.id },
         { name: created.name, scopes: created.scopes },
       );
+      await this.webhooks.emit(tx, actor.accountId, 'api_key.created', {
+        apiKey: {
+          id: created.id,
+          name: created.name,
+          prefix: created.prefix,
+          scopes: created.scopes,
+          expiresAt: created.expiresAt?.toISOString() ?? null,
+        },
+        actor: { id: actor.userId, email: actor.email },
+      });
       return created;
     });
     return { ...toApiKeyDto(row), key };
@@ -121,6 +133,10 @@ export class ApiKeysService {
         data: { status: 'revoked', revokedAt: new Date(), previousHash: null, previousHashExpiresAt: null, widgetKey: null },
       });
       await this.audit.recordBy(tx, actor, 'api_key.revoked', { type: 'api_key', id: revoked.id }, { name: revoked.name });
+      await this.webhooks.emit(tx, actor.accountId, 'api_key.revoked', {
+        apiKey: { id: revoked.id, name: revoked.name, prefix: revoked.prefix },
+        actor: { id: actor.userId, email: actor.email },
+      });
       return revoked;
     });
     this.invalidation.invalidate('apiKeyHash', current.hash, current.previousHash);

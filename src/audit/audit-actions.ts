@@ -18,6 +18,13 @@ export const AUDIT_ACTIONS = [
   'account.created',
   'account.updated',
   'account.plan_changed',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.secret_rotated',
+  'webhook.test_sent',
+  'webhook.delivery_retried',
+  'webhook.disabled',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -114,6 +114,10 @@ class EnvironmentVariables {
   @IsIn(['on', 'off'])
   USAGE_RECORDING: string = 'on';
 
+  /** true: webhooks may go to private, loopback and link-local addresses, and over http (tests, private networks). */
+  @IsIn(['true', 'false'])
+  WEBHOOK_ALLOW_PRIVATE: string = 'false';
+
   /** Comma-separated browser origins of the dashboard; unset: no browser origin may call JWT routes. */
   @IsOptional()
   @IsString()
@@ -166,6 +170,8 @@ export interface AppConfig {
   readonly usageFlushIntervalMs: number;
   /** Off: requests are not counted for analytics (to measure what counting costs, bench/). */
   readonly usageRecording: boolean;
+  /** Webhook deliveries may go to private addresses and over http (WEBHOOK_ALLOW_PRIVATE). */
+  readonly webhookAllowPrivate: boolean;
   readonly logLevel: string;
   /** Unset: JSON lines on stdout. */
   readonly logFile?: string;
@@ -261,6 +267,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         : undefined,
     usageFlushIntervalMs: env.USAGE_FLUSH_INTERVAL_MS,
     usageRecording: env.USAGE_RECORDING === 'on',
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     logLevel: env.LOG_LEVEL,
     logFile: env.LOG_FILE,

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { HealthController } from './health.controller';
 import { Lifecycle } from './lifecycle.service';
 
-@Module({ imports: [ApiKeysModule], controllers: [HealthController], providers: [Lifecycle] })
+@Module({ imports: [ApiKeysModule, WebhooksModule], controllers: [HealthController], providers: [Lifecycle] })
 export class HealthModule {}

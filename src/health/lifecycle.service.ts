@@ -5,6 +5,7 @@ import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from '../usage/usage.recorder';
+import { WebhookDeliverer } from '../webhooks/webhook-deliverer';
 import type { Logger as PinoLogger } from 'pino';
 import { PINO } from '../logging/logging.module';
 
@@ -17,8 +18,9 @@ const SHUTTING_DOWN = 'This instance is shutting down; retry the request.';
  * 1. not ready: /health/ready answers 503, for SHUTDOWN_DRAIN_MS, so load balancers stop sending;
  * 2. the server closes once in-flight requests are answered; a request that still arrives on an
  *    open connection is refused with our 503 (see `refusal`), not served;
- * 3. the last usage counts and lastUsedAt are written;
- * 4. the database pool (or PGlite) closes, and buffered log lines are written.
+ * 3. the webhook worker stops taking deliveries (one in flight is cut short and left to the queue);
+ * 4. the last usage counts and lastUsedAt are written;
+ * 5. the database pool (or PGlite) closes, and buffered log lines are written.
  */
 @Injectable()
 export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
@@ -31,6 +33,7 @@ export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
     private readonly usage: UsageRecorder,
     private readonly keyUsage: ApiKeyUsageTracker,
     private readonly prisma: PrismaService,
+    private readonly webhooks: WebhookDeliverer,
     @Inject(PINO) private readonly log: PinoLogger,
   ) {}
 
@@ -54,6 +57,7 @@ export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
   }
 
   async onApplicationShutdown(): Promise<void> {
+    await this.webhooks.stop();
     await this.usage.stop();
     await this.keyUsage.stop();
     await this.prisma.close();

@@ -11,6 +11,8 @@ import { pgliteModule } from './pglite-module';
 export interface Database {
   readonly kind: 'embedded' | 'postgres';
   readonly adapter: PrismaPGlite | PrismaPg;
+  /** The embedded database itself, for what must talk to it beside Prisma (the webhook queue). */
+  readonly pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -35,7 +37,7 @@ export async function openDatabase(config: AppConfig): Promise<Database> {
   if (config.dataDir === IN_MEMORY) {
     const pglite = new PGlite(IN_MEMORY, { wasmModule });
     await migrate(pglite);
-    return { kind: 'embedded', adapter: new PrismaPGlite(pglite), close: () => pglite.close() };
+    return { kind: 'embedded', adapter: new PrismaPGlite(pglite), pglite, close: () => pglite.close() };
   }
 
   const release = lockDataDir(config.dataDir);
@@ -67,6 +69,7 @@ export async function openDatabase(config: AppConfig): Promise<Database> {
     return {
       kind: 'embedded',
       adapter: new PrismaPGlite(pglite),
+      pglite,
       close: async () => {
         await pglite.close();
         release();

@@ -16,6 +16,11 @@ export class PrismaService extends PrismaClient implements OnModuleInit {
     return this.database.kind;
   }
 
+  /** The embedded database (PGlite), or undefined on PostgreSQL. */
+  get pglite(): Database['pglite'] {
+    return this.database.pglite;
+  }
+
   /** PostgreSQL is migrated by `npm run db:migrate`; refuse to serve on a schema that is behind. */
   async onModuleInit(): Promise<void> {
     if (this.database.kind !== 'postgres') return;

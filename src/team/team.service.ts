@@ -14,6 +14,7 @@ import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import type { Prisma, User } from '../generated/prisma/client';
 import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
+import { WebhookEmitter } from '../webhooks/webhook-emitter';
 import { InvitationDto, InvitationPreviewDto, MemberDto, PendingInvitationDto } from './dto/team.dto';
 import { assertNotLastOwner, invitationRolesKept, isPending, mayActOnOwner, mayInvite, takesAnOwnerAway } from './team-rules';
 
@@ -49,6 +50,7 @@ export class TeamService {
     private readonly audit: AuditService,
     private readonly mailer: Mailer,
     private readonly resets: PasswordResetService,
+    private readonly webhooks: WebhookEmitter,
   ) {}
 
   async members(accountId: string): Promise<MemberDto[]> {
@@ -208,6 +210,9 @@ ${this.mailer.link('/accept-invitation', token)}
         target: { type: 'invitation', id: invitation.id },
         details: { role: created.role },
       });
+      await this.webhooks.emit(tx, created.accountId, 'member.joined', {
+        member: { id: created.id, email: created.email, role: created.role },
+      });
       return created;
     });
     return this.tokens.issue(user);
@@ -244,6 +249,10 @@ ${this.mailer.link('/accept-invitation', token)}
       if (takesAnOwnerAway(member.role, null)) await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, null);
       await this.audit.recordBy(tx, actor, 'team.member_removed', { type: 'user', id: userId }, { email: member.email, role: member.role });
+      await this.webhooks.emit(tx, actor.accountId, 'member.removed', {
+        member: { id: member.id, email: member.email, role: member.role },
+        actor: { id: actor.userId, email: actor.email },
+      });
       return tx.user.delete({ where: { id: member.id } });
     });
     this.invalidation.invalidate('user', userId);

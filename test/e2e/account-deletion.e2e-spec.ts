@@ -29,7 +29,7 @@ describe('DELETE /api/v1/account', () => {
       .set(bearer(account.owner.token))
       .send({ email: `joiner-${randomUUID()}@example.com`, role: 'ANALYST' });
     const { nonce } = await issueNonce(t, widget.key);
-    await t.http.post('/api/v1/webhooks').set(bearer(account.owner.token)).send({ url: 'https://hooks.example.com/x' }).expect(201);
+    await t.http.post('/api/v1/webhooks').set(bearer(account.owner.token)).send({ url: 'https://93.184.215.14/x' }).expect(201);
     await t.http.get('/api/v1/analytics/usage').query({ groupBy: 'endpoint' }).set(bearer(account.owner.token)).expect(200); // writes usage
     return {
       account,

@@ -249,11 +249,21 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('GET', '/api/v1/audit-log?limit=5', { token: owner.token })).status).toBe(200);
     const hook = await call('POST', '/api/v1/webhooks', {
       token: owner.token,
-      body: { url: 'https://shop.example.com/hooks', description: 'Orders' },
+      body: { url: 'https://93.184.215.14/hooks', description: 'Orders', events: ['webhook.test', 'api_key.revoked'] },
     });
     expect(hook.status).toBe(201);
+    const hookUrl = `/api/v1/webhooks/${hook.body!.id as string}`;
     expect((await call('GET', '/api/v1/webhooks', { token: owner.token })).status).toBe(200);
-    expect((await call('DELETE', `/api/v1/webhooks/${hook.body!.id as string}`, { token: owner.token })).status).toBe(204);
+    expect((await call('GET', hookUrl, { token: owner.token })).status).toBe(200);
+    expect((await call('PATCH', hookUrl, { token: owner.token, body: { enabled: false, events: ['webhook.test'] } })).status).toBe(200);
+    expect((await call('POST', `${hookUrl}/rotate-secret`, { token: owner.token, body: { gracePeriodSeconds: 60 } })).status).toBe(200);
+    const test = await call('POST', `${hookUrl}/test`, { token: owner.token });
+    expect(test.status).toBe(202);
+    expect((await call('GET', `${hookUrl}/deliveries`, { token: owner.token })).status).toBe(200);
+    // The endpoint is disabled: a retry is a conflict.
+    expect((await call('POST', `${hookUrl}/deliveries/${test.body!.deliveryId as string}/retry`, { token: owner.token })).status).toBe(409);
+    expect((await call('POST', `${hookUrl}/deliveries/${randomUUID()}/retry`, { token: owner.token })).status).toBe(404);
+    expect((await call('DELETE', hookUrl, { token: owner.token })).status).toBe(204);
 
     // Revocation, and a limit reached.
     expect((await call('DELETE', `/api/v1/api-keys/${id}`, { token: owner.token })).status).toBe(200);

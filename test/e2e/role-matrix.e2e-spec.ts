@@ -36,10 +36,15 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['GET',    '/api/v1/analytics/usage',               '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/analytics/widget',              '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/audit-log',                     '✓',  '✓',  '',   ''],
-  // Beyond the contract: the docs/EXTENDING.md example module.
   ['GET',    '/api/v1/webhooks',                      '✓',  '✓',  '✓',  ''],
   ['POST',   '/api/v1/webhooks',                      '✓',  '✓',  '✓',  ''],
+  ['GET',    '/api/v1/webhooks/:id',                  '✓',  '✓',  '✓',  ''],
+  ['PATCH',  '/api/v1/webhooks/:id',                  '✓',  '✓',  '✓',  ''],
   ['DELETE', '/api/v1/webhooks/:id',                  '✓',  '✓',  '✓',  ''],
+  ['POST',   '/api/v1/webhooks/:id/rotate-secret',    '✓',  '✓',  '✓',  ''],
+  ['POST',   '/api/v1/webhooks/:id/test',             '✓',  '✓',  '✓',  ''],
+  ['GET',    '/api/v1/webhooks/:id/deliveries',       '✓',  '✓',  '✓',  ''],
+  ['POST',   '/api/v1/webhooks/:id/deliveries/:deliveryId/retry', '✓', '✓', '✓', ''],
 ];
 
 interface Row {
@@ -88,6 +93,28 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
         url: `/api/v1/team/members/${target.id}`,
         body,
         unchanged: async () => expect(await t.prisma.user.findUnique({ where: { id: target.id } })).toMatchObject({ role: 'DEVELOPER' }),
+      };
+    };
+    /** An endpoint of the account (no event goes to it: it has none subscribed but webhook.test). */
+    const webhookRoute = async (suffix: string, body?: object): Promise<Prepared & { id: string }> => {
+      const hook = await t.prisma.webhookEndpoint.create({
+        data: {
+          accountId: account.id,
+          url: 'https://93.184.215.14/m',
+          events: ['webhook.test'],
+          secret: 'whsec_c2VjcmV0',
+          createdById: account.owner.id,
+        },
+      });
+      const before = await t.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: hook.id } });
+      return {
+        id: hook.id,
+        url: `/api/v1/webhooks/${hook.id}${suffix}`,
+        body,
+        unchanged: async () => {
+          expect(await t.prisma.webhookEndpoint.findUnique({ where: { id: hook.id } })).toEqual(before);
+          expect(await t.prisma.webhookDelivery.count({ where: { endpointId: hook.id, status: 'pending' } })).toBe(0);
+        },
       };
     };
     switch (name(row)) {
@@ -157,16 +184,30 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
         };
       }
       case 'POST /api/v1/webhooks':
-        return { caller, url: row.path, body: { url: 'https://hooks.example.com/matrix' } };
-      case 'DELETE /api/v1/webhooks/:id': {
-        const hook = await t.prisma.webhookEndpoint.create({
-          data: { accountId: account.id, url: 'https://hooks.example.com/m', createdById: account.owner.id },
+        return { caller, url: row.path, body: { url: 'https://93.184.215.14/matrix' } };
+      case 'GET /api/v1/webhooks/:id':
+      case 'DELETE /api/v1/webhooks/:id':
+      case 'GET /api/v1/webhooks/:id/deliveries':
+        return { caller, ...(await webhookRoute('')) };
+      case 'PATCH /api/v1/webhooks/:id':
+        return { caller, ...(await webhookRoute('', { description: 'changed by the matrix' })) };
+      case 'POST /api/v1/webhooks/:id/rotate-secret':
+        return { caller, ...(await webhookRoute('/rotate-secret', {})) };
+      case 'POST /api/v1/webhooks/:id/test':
+        return { caller, ...(await webhookRoute('/test')) };
+      case 'POST /api/v1/webhooks/:id/deliveries/:deliveryId/retry': {
+        const route = await webhookRoute('');
+        const delivery = await t.prisma.webhookDelivery.create({
+          data: {
+            accountId: account.id,
+            endpointId: route.id,
+            messageId: `msg_${randomUUID().replaceAll('-', '')}`,
+            eventType: 'webhook.test',
+            payload: {},
+            status: 'failed',
+          },
         });
-        return {
-          caller,
-          url: `/api/v1/webhooks/${hook.id}`,
-          unchanged: async () => expect(await t.prisma.webhookEndpoint.findUnique({ where: { id: hook.id } })).not.toBeNull(),
-        };
+        return { caller, ...route, url: `${route.url}/deliveries/${delivery.id}/retry` };
       }
       default:
         if (row.path.includes(':')) throw new Error(`${name(row)}: the matrix walk does not know how to fill its ids`);

@@ -51,7 +51,13 @@ const PROTECTED = [
   'GET /api/v1/public/ping',
   'GET /api/v1/webhooks',
   'POST /api/v1/webhooks',
+  'GET /api/v1/webhooks/{id}',
+  'PATCH /api/v1/webhooks/{id}',
   'DELETE /api/v1/webhooks/{id}',
+  'POST /api/v1/webhooks/{id}/rotate-secret',
+  'POST /api/v1/webhooks/{id}/test',
+  'GET /api/v1/webhooks/{id}/deliveries',
+  'POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/retry',
 ];
 
 const name = (r: DocumentedRoute) => `${r.method} ${r.path}`;

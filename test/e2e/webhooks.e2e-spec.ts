@@ -1,7 +1,32 @@
-import { randomUUID } from 'node:crypto';
-import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { WebhookEmitter } from '../../src/webhooks/webhook-emitter';
+import { eventually } from '../utils/eventually';
+import { WebhookReceiver } from '../utils/webhook-receiver';
+import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 
-/** The docs/EXTENDING.md example module. Its 401s and 403s come from the shared suite (security.e2e-spec.ts). */
+/** A public address (no DNS here): registration accepts it; nothing in these tests is delivered to it. */
+const PUBLIC = 'https://93.184.215.14';
+
+const api = (t: TestApp, token: string) => {
+  const auth = { Authorization: `Bearer ${token}` };
+  return {
+    list: () => t.http.get('/api/v1/webhooks').set(auth),
+    get: (id: string) => t.http.get(`/api/v1/webhooks/${id}`).set(auth),
+    create: (body: object) => t.http.post('/api/v1/webhooks').set(auth).send(body),
+    update: (id: string, body: object) => t.http.patch(`/api/v1/webhooks/${id}`).set(auth).send(body),
+    remove: (id: string) => t.http.delete(`/api/v1/webhooks/${id}`).set(auth),
+    rotate: (id: string, body: object = {}) => t.http.post(`/api/v1/webhooks/${id}/rotate-secret`).set(auth).send(body),
+    test: (id: string) => t.http.post(`/api/v1/webhooks/${id}/test`).set(auth),
+    deliveries: (id: string, cursor?: string) =>
+      t.http
+        .get(`/api/v1/webhooks/${id}/deliveries`)
+        .query(cursor === undefined ? {} : { cursor })
+        .set(auth),
+    retry: (id: string, deliveryId: string) => t.http.post(`/api/v1/webhooks/${id}/deliveries/${deliveryId}/retry`).set(auth),
+  };
+};
+
 describe('/api/v1/webhooks', () => {
   let t: TestApp;
   let account: TestAccount;
@@ -14,64 +39,448 @@ describe('/api/v1/webhooks', () => {
   });
   afterAll(() => t.close());
 
-  const as = (token: string) => ({
-    list: () => t.http.get('/api/v1/webhooks').set('Authorization', `Bearer ${token}`),
-    create: (body: object) => t.http.post('/api/v1/webhooks').set('Authorization', `Bearer ${token}`).send(body),
-    remove: (id: string) => t.http.delete(`/api/v1/webhooks/${id}`).set('Authorization', `Bearer ${token}`),
-  });
-
-  it('creates, lists (newest first) and deletes an endpoint', async () => {
-    const owner = as(account.owner.token);
-    const first = await owner.create({ url: 'https://shop.example.com/hooks/a' });
+  it('creates (the secret shown once), reads, lists newest first, updates and deletes an endpoint, each audited', async () => {
+    const owner = api(t, account.owner.token);
+    const first = await owner.create({
+      url: `${PUBLIC}/hooks/a`,
+      events: ['api_key.revoked', 'rate_limit.exceeded'],
+      description: 'Orders',
+    });
     expect(first.status).toBe(201);
+    expectRateLimitHeaders(first);
     expect(first.body).toEqual({
       id: expect.any(String),
-      url: 'https://shop.example.com/hooks/a',
-      description: null,
+      url: `${PUBLIC}/hooks/a`,
+      description: 'Orders',
+      events: ['api_key.revoked', 'rate_limit.exceeded'],
+      enabled: true,
+      disabledReason: null,
+      previousSecretExpiresAt: null,
+      lastDeliveryAt: null,
+      lastDeliveryStatus: null,
+      lastDeliveryResponseStatus: null,
       createdAt: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
-    expectRateLimitHeaders(first);
-    const second = (await owner.create({ url: 'https://shop.example.com/hooks/b', description: 'Orders' }).expect(201)).body;
+    const { secret, ...shown } = first.body as { secret: string; id: string };
+    const second = (await owner.create({ url: `${PUBLIC}/hooks/b` }).expect(201)).body as { id: string; events: string[] };
+    expect(second.events).toEqual([]); // all events
 
-    const list = await owner.list().expect(200);
-    expect(list.body.data.map((w: { id: string }) => w.id)).toEqual([second.id, first.body.id]);
+    const list = (await owner.list().expect(200)).body as { data: { id: string }[] };
+    expect(list.data.map((w) => w.id)).toEqual([second.id, shown.id]);
+    expect(JSON.stringify(list)).not.toContain(secret);
+    expect((await owner.get(shown.id).expect(200)).body).toEqual(shown);
 
-    await owner.remove(first.body.id).expect(204);
-    expect((await owner.list()).body.data.map((w: { id: string }) => w.id)).toEqual([second.id]);
-    expectError(await owner.remove(first.body.id), 404, 'not_found');
+    const updated = await owner.update(shown.id, { events: ['member.joined'], description: 'Team', enabled: false }).expect(200);
+    expect(updated.body).toMatchObject({ events: ['member.joined'], description: 'Team', enabled: false, disabledReason: null });
+    expect((await owner.update(shown.id, { enabled: true }).expect(200)).body.enabled).toBe(true);
+
+    await owner.remove(shown.id).expect(204);
+    expectError(await owner.get(shown.id), 404, 'not_found');
+    expectError(await owner.remove(shown.id), 404, 'not_found');
+
+    const actions = (
+      await t.prisma.auditEvent.findMany({ where: { accountId: account.id, targetId: shown.id }, orderBy: { createdAt: 'asc' } })
+    ).map((e) => e.action);
+    expect(actions).toEqual(['webhook.created', 'webhook.updated', 'webhook.updated', 'webhook.deleted']);
+    const audited = JSON.stringify(await t.prisma.auditEvent.findMany({ where: { accountId: account.id } }));
+    expect(audited).not.toContain(secret);
   });
 
   it.each(['ADMIN', 'DEVELOPER'] as const)('lets a %s manage endpoints', async (role) => {
-    const user = as((await account.addUser(role)).token);
-    const { id } = (await user.create({ url: 'https://hooks.example.com/x' }).expect(201)).body;
+    const user = api(t, (await account.addUser(role)).token);
+    const { id } = (await user.create({ url: `${PUBLIC}/x` }).expect(201)).body as { id: string };
     await user.list().expect(200);
+    await user.rotate(id).expect(200);
     await user.remove(id).expect(204);
   });
 
-  it("keeps accounts apart: another account's endpoint is absent", async () => {
-    const { id } = (await as(account.owner.token).create({ url: 'https://shop.example.com/private' }).expect(201)).body;
-    const stranger = as(other.owner.token);
+  it("keeps accounts apart: another account's endpoint and its deliveries are absent", async () => {
+    const owner = api(t, account.owner.token);
+    const { id } = (await owner.create({ url: `${PUBLIC}/private` }).expect(201)).body as { id: string };
+    const deliveryId = (await owner.test(id).expect(202)).body.deliveryId as string;
+    const stranger = api(t, other.owner.token);
     expect((await stranger.list().expect(200)).body.data).toEqual([]);
-    expectError(await stranger.remove(id), 404, 'not_found');
-    expect((await as(account.owner.token).list()).body.data.map((w: { id: string }) => w.id)).toContain(id);
+    for (const res of [
+      await stranger.get(id),
+      await stranger.update(id, { enabled: false }),
+      await stranger.remove(id),
+      await stranger.rotate(id),
+      await stranger.test(id),
+      await stranger.deliveries(id),
+      await stranger.retry(id, deliveryId),
+    ])
+      expectError(res, 404, 'not_found');
+    // A delivery id of another endpoint of the same account is not this endpoint's.
+    const { id: sibling } = (await owner.create({ url: `${PUBLIC}/sibling` }).expect(201)).body as { id: string };
+    expectError(await owner.retry(sibling, deliveryId), 404, 'not_found');
+    expect((await owner.get(id).expect(200)).body.enabled).toBe(true);
   });
 
   it.each([
-    [{ url: 'http://shop.example.com/hook' }, 'url'],
-    [{ url: 'https://user:pw@shop.example.com/hook' }, 'url'],
+    [{ url: 'http://93.184.215.14/hook' }, 'url'],
+    [{ url: 'ftp://93.184.215.14/hook' }, 'url'],
+    [{ url: 'https://user:pw@93.184.215.14/hook' }, 'url'],
     [{ url: 'not a url' }, 'url'],
-    [{ url: `https://shop.example.com/${'a'.repeat(2048)}` }, 'url'],
+    [{ url: 'https://127.0.0.1/hook' }, 'url'],
+    [{ url: 'https://localhost/hook' }, 'url'],
+    [{ url: 'https://10.1.2.3/hook' }, 'url'],
+    [{ url: 'https://192.168.0.10/hook' }, 'url'],
+    [{ url: 'https://169.254.169.254/latest/meta-data' }, 'url'],
+    [{ url: 'https://[::1]/hook' }, 'url'],
+    [{ url: 'https://[::ffff:127.0.0.1]/hook' }, 'url'],
+    [{ url: 'https://[fd00::1]/hook' }, 'url'],
+    [{ url: 'https://0.0.0.0/hook' }, 'url'],
+    [{ url: 'https://no-such-host.invalid/hook' }, 'url'],
     [{}, 'url'],
-    [{ url: 'https://shop.example.com/hook', description: '' }, 'description'],
-    [{ url: 'https://shop.example.com/hook', secret: 'x' }, 'secret'],
-  ])('answers 400 validation_failed for %j', async (body, field) => {
-    const res = await as(account.owner.token).create(body);
+    [{ url: `${PUBLIC}/hook`, events: ['api_key.created', 'api_key.eaten'] }, 'events'],
+    [{ url: `${PUBLIC}/hook`, events: 'api_key.created' }, 'events'],
+    [{ url: `${PUBLIC}/hook`, description: '' }, 'description'],
+    [{ url: `${PUBLIC}/hook`, secret: 'whsec_mine' }, 'secret'],
+  ])('answers 400 validation_failed for %j and registers nothing', async (body, field) => {
+    const before = await t.prisma.webhookEndpoint.count({ where: { accountId: other.id } });
+    const res = await api(t, other.owner.token).create(body);
     expectError(res, 400, 'validation_failed');
     expect(res.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
+    expect(await t.prisma.webhookEndpoint.count({ where: { accountId: other.id } })).toBe(before);
   });
 
-  it('answers 400 for a malformed id and 404 for an unknown one', async () => {
-    expectError(await as(account.owner.token).remove('nope'), 400, 'validation_failed');
-    expectError(await as(account.owner.token).remove(randomUUID()), 404, 'not_found');
+  it('answers 400 for a URL over 2048 characters', async () => {
+    const res = await api(t, other.owner.token).create({ url: `${PUBLIC}/${'a'.repeat(2030)}` });
+    expectError(res, 400, 'validation_failed');
+    expect(res.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'url' })]));
+  });
+
+  it('refuses a private URL on update too, and changes nothing', async () => {
+    const owner = api(t, account.owner.token);
+    const { id } = (await owner.create({ url: `${PUBLIC}/keep` }).expect(201)).body as { id: string };
+    expectError(await owner.update(id, { url: 'https://127.0.0.1/steal', description: 'x' }), 400, 'validation_failed');
+    expect((await owner.get(id)).body).toMatchObject({ url: `${PUBLIC}/keep`, description: null });
+  });
+
+  it('answers 400 for a malformed id, cursor or grace period, and 404 for an unknown id', async () => {
+    const owner = api(t, account.owner.token);
+    const { id } = (await owner.create({ url: `${PUBLIC}/bad-input` }).expect(201)).body as { id: string };
+    expectError(await owner.remove('nope'), 400, 'validation_failed');
+    expectError(await owner.remove(randomUUID()), 404, 'not_found');
+    expectError(await owner.deliveries(id, '!!'), 400, 'validation_failed');
+    expectError(await owner.deliveries(id, 'bm9wZQ'), 400, 'validation_failed');
+    expectError(await owner.rotate(id, { gracePeriodSeconds: -1 }), 400, 'validation_failed');
+    expectError(await owner.rotate(id, { gracePeriodSeconds: 86401 }), 400, 'validation_failed');
+    expectError(await owner.retry(id, 'nope'), 400, 'validation_failed');
+    expectError(await owner.retry(id, randomUUID()), 404, 'not_found');
+  });
+});
+
+/** Deliveries to a real HTTP receiver on 127.0.0.1, which only WEBHOOK_ALLOW_PRIVATE=true allows. */
+describe('webhook deliveries', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  let receiver: WebhookReceiver;
+  let owner: ReturnType<typeof api>;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startApp({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+    account = await createAccount(t);
+    owner = api(t, account.owner.token);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const register = async (path: string, body: object = {}) =>
+    (await owner.create({ url: receiver.url(path), ...body }).expect(201)).body as { id: string; secret: string };
+
+  /** The Standard Webhooks verifier of the `standardwebhooks` package: throws unless the signature is right. */
+  const verified = (secret: string, got: { body: string; headers: Record<string, string> }) =>
+    new Webhook(secret).verify(got.body, got.headers) as { type: string; timestamp: string; data: Record<string, unknown> };
+
+  const deliveriesOf = async (id: string) =>
+    (await owner.deliveries(id).expect(200)).body.data as {
+      id: string;
+      messageId: string;
+      eventType: string;
+      status: string;
+      attemptCount: number;
+      nextAttemptAt: string | null;
+      attempts: { responseStatus: number | null; error: string | null; durationMs: number; responseBody: string | null }[];
+    }[];
+
+  it('sends the events an endpoint subscribes to, signed as Standard Webhooks says, naming the resource and carrying no secret', async () => {
+    const all = await register('/all');
+    const revokedOnly = await register('/revoked-only', { events: ['api_key.revoked'] });
+    const created = (
+      await t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`).send({ name: 'Shop' }).expect(201)
+    ).body as { id: string; key: string };
+    const [got] = await receiver.waitFor('/all');
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    const event = verified(all.secret, got);
+    expect(event).toEqual({
+      type: 'api_key.created',
+      timestamp: expect.any(String),
+      data: {
+        apiKey: { id: created.id, name: 'Shop', prefix: expect.any(String), scopes: ['widget', 'verify', 'public'], expiresAt: null },
+        actor: { id: account.owner.id, email: account.owner.email },
+      },
+    });
+    expect(got.body).not.toContain(created.key);
+    expect(() => verified(revokedOnly.secret, got)).toThrow(); // signed with the endpoint's own secret
+
+    await t.http.delete(`/api/v1/api-keys/${created.id}`).set('Authorization', `Bearer ${account.owner.token}`).expect(200);
+    const [revoked] = await receiver.waitFor('/revoked-only');
+    expect(verified(revokedOnly.secret, revoked)).toMatchObject({
+      type: 'api_key.revoked',
+      data: { apiKey: { id: created.id, name: 'Shop' } },
+    });
+    await receiver.waitFor('/all', 2);
+    expect(receiver.at('/revoked-only')).toHaveLength(1); // not api_key.created
+
+    const [delivery] = await deliveriesOf(all.id);
+    expect(delivery).toMatchObject({ eventType: 'api_key.revoked', status: 'delivered', attemptCount: 1, nextAttemptAt: null });
+    expect(delivery.attempts[0]).toMatchObject({ responseStatus: 200, error: null, responseBody: 'ok' });
+    expect((await owner.get(all.id)).body).toMatchObject({ lastDeliveryStatus: 'delivered', lastDeliveryResponseStatus: 200 });
+  });
+
+  it('sends nothing for a change that rolls back, and the event of one that commits', async () => {
+    const hook = await register('/atomic');
+    const emitter = t.app.get(WebhookEmitter);
+    const data = { member: { id: randomUUID(), email: 'rolled@example.com', role: 'ANALYST' } };
+    await expect(
+      t.prisma.$transaction(async (tx) => {
+        await emitter.emit(tx, account.id, 'member.joined', data);
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    await t.prisma.$transaction((tx) =>
+      emitter.emit(tx, account.id, 'member.joined', { member: { ...data.member, email: 'kept@example.com' } }),
+    );
+    const [got] = await receiver.waitFor('/atomic');
+    expect(verified(hook.secret, got).data).toMatchObject({ member: { email: 'kept@example.com' } });
+    await new Promise((r) => setTimeout(r, 1500)); // more than a poll interval: nothing else comes
+    expect(receiver.at('/atomic')).toHaveLength(1);
+    expect((await deliveriesOf(hook.id)).map((d) => d.eventType)).toEqual(['member.joined']);
+  });
+
+  it('tries again after a failure with the same webhook-id, and records each attempt', async () => {
+    receiver.on('/flaky', (_req, res, nth) => {
+      res.statusCode = nth === 1 ? 503 : 200;
+      res.end(nth === 1 ? 'busy' : 'fine');
+    });
+    const hook = await register('/flaky');
+    const { deliveryId } = (await owner.test(hook.id).expect(202)).body as { deliveryId: string };
+    const [first, second] = await receiver.waitFor('/flaky', 2, 15_000);
+    expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(second.at - first.at).toBeGreaterThanOrEqual(4_500); // the first retry comes after about 5 s
+    expect(verified(hook.secret, second).type).toBe('webhook.test');
+    const [delivery] = await eventually(async () => {
+      const d = await deliveriesOf(hook.id);
+      expect(d[0].status).toBe('delivered');
+      return d;
+    });
+    expect(delivery.id).toBe(deliveryId);
+    expect(delivery.attempts.map((a) => [a.responseStatus, a.responseBody])).toEqual([
+      [200, 'fine'],
+      [503, 'busy'],
+    ]);
+  });
+
+  it('follows no redirect, keeps 1 KB of a 100 MB answer, and survives a reset connection', async () => {
+    receiver.on('/redirect', (_req, res) => {
+      res.writeHead(302, { location: receiver.url('/elsewhere') }).end();
+    });
+    receiver.on('/huge', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      let sent = 0;
+      const pump = () => {
+        while (sent < 100 * 1024 * 1024 && res.write(chunk)) sent += chunk.length;
+        if (sent < 100 * 1024 * 1024) res.once('drain', pump);
+        else res.end();
+      };
+      pump();
+    });
+    receiver.on('/reset', (req) => req.socket.destroy());
+    const redirect = await register('/redirect');
+    const huge = await register('/huge');
+    const reset = await register('/reset');
+    for (const hook of [redirect, huge, reset]) await owner.test(hook.id).expect(202);
+    const attemptOf = (id: string) =>
+      eventually(async () => {
+        const [d] = await deliveriesOf(id);
+        expect(d.attempts.length).toBeGreaterThanOrEqual(1);
+        return { delivery: d, attempt: d.attempts[d.attempts.length - 1] };
+      });
+    const r = await attemptOf(redirect.id);
+    expect(r.attempt).toMatchObject({ responseStatus: 302, error: 'redirects are not followed' });
+    expect(r.delivery.status).toBe('pending'); // retried later, as any failure
+    expect(receiver.at('/elsewhere')).toHaveLength(0);
+    const h = await attemptOf(huge.id);
+    expect(h.delivery.status).toBe('delivered');
+    expect(h.attempt.responseBody).toBe('x'.repeat(1024));
+    const x = await attemptOf(reset.id);
+    expect(x.attempt).toMatchObject({ responseStatus: null, error: expect.any(String) });
+    expect(x.delivery.status).toBe('pending');
+  });
+
+  it('disables an endpoint that answers 410 Gone, and audits it', async () => {
+    receiver.on('/gone', (_req, res) => {
+      res.statusCode = 410;
+      res.end();
+    });
+    const hook = await register('/gone');
+    await owner.test(hook.id).expect(202);
+    const endpoint = await eventually(async () => {
+      const e = (await owner.get(hook.id)).body as { enabled: boolean; disabledReason: string | null };
+      expect(e.enabled).toBe(false);
+      return e;
+    });
+    expect(endpoint.disabledReason).toBe('gone');
+    const audit = await t.prisma.auditEvent.findFirst({ where: { accountId: account.id, action: 'webhook.disabled', targetId: hook.id } });
+    expect(audit?.details).toMatchObject({ reason: 'gone' });
+    // Disabled: events no longer go there; a retry is refused until it is enabled again.
+    const [delivery] = await deliveriesOf(hook.id);
+    expect(delivery.status).toBe('failed');
+    expectError(await owner.retry(hook.id, delivery.id), 409, 'conflict');
+    await t.http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`).send({ name: 'After' }).expect(201);
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
+    await owner.update(hook.id, { enabled: true }).expect(200);
+    expect((await owner.get(hook.id)).body).toMatchObject({ enabled: true, disabledReason: null });
+  });
+
+  it('signs with the old and the new secret during a rotation’s grace period', async () => {
+    const hook = await register('/rotated');
+    const rotated = (await owner.rotate(hook.id, { gracePeriodSeconds: 600 }).expect(200)).body as {
+      secret: string;
+      previousSecretExpiresAt: string;
+    };
+    expect(rotated.secret).not.toBe(hook.secret);
+    expect(Date.parse(rotated.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(590_000);
+    await owner.test(hook.id).expect(202);
+    const [got] = await receiver.waitFor('/rotated');
+    expect(got.headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(verified(rotated.secret, got).type).toBe('webhook.test');
+    expect(verified(hook.secret, got).type).toBe('webhook.test');
+    // Without a grace period the old secret stops signing at once.
+    const again = (await owner.rotate(hook.id).expect(200)).body as { secret: string; previousSecretExpiresAt: null };
+    expect(again.previousSecretExpiresAt).toBeNull();
+    await owner.test(hook.id).expect(202);
+    const [, latest] = await receiver.waitFor('/rotated', 2);
+    expect(verified(again.secret, latest).type).toBe('webhook.test');
+    expect(() => verified(rotated.secret, latest)).toThrow();
+  });
+
+  it('retries a delivered delivery on request with the same webhook-id, and refuses one still pending', async () => {
+    const hook = await register('/retry');
+    const { deliveryId } = (await owner.test(hook.id).expect(202)).body as { deliveryId: string };
+    const [first] = await receiver.waitFor('/retry');
+    await eventually(async () => expect((await deliveriesOf(hook.id))[0].status).toBe('delivered'));
+    await owner.retry(hook.id, deliveryId).expect(202);
+    const [, second] = await receiver.waitFor('/retry', 2);
+    expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
+
+    receiver.on('/pending', (_req, res) => {
+      res.statusCode = 500;
+      res.end();
+    });
+    const failing = await register('/pending');
+    const pending = (await owner.test(failing.id).expect(202)).body as { deliveryId: string };
+    await receiver.waitFor('/pending');
+    await eventually(async () => expect((await deliveriesOf(failing.id))[0].attemptCount).toBe(1));
+    expectError(await owner.retry(failing.id, pending.deliveryId), 409, 'conflict');
+    const actions = (await t.prisma.auditEvent.findMany({ where: { accountId: account.id, targetId: hook.id } })).map((e) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['webhook.test_sent', 'webhook.delivery_retried']));
+  });
+});
+
+/** Without WEBHOOK_ALLOW_PRIVATE a delivery never reaches a private address, whatever the URL says now. */
+describe('webhook deliveries to private addresses', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startApp();
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('refuses at delivery an address that became loopback after registration (as DNS rebinding would make it)', async () => {
+    const account = await createAccount(t);
+    const owner = api(t, account.owner.token);
+    const https = (await owner.create({ url: `${PUBLIC}/hook` }).expect(201)).body as { id: string };
+    const http = (await owner.create({ url: `${PUBLIC}/hook2` }).expect(201)).body as { id: string };
+    // What a name that resolved to a public address at registration and to 127.0.0.1 later comes to.
+    const port = new URL(receiver.url('/')).port;
+    await t.prisma.webhookEndpoint.update({ where: { id: https.id }, data: { url: `https://localhost:${port}/rebound` } });
+    await t.prisma.webhookEndpoint.update({ where: { id: http.id }, data: { url: receiver.url('/plain') } });
+    await owner.test(https.id).expect(202);
+    await owner.test(http.id).expect(202);
+    for (const id of [https.id, http.id]) {
+      const attempt = await eventually(async () => {
+        const [d] = (await owner.deliveries(id).expect(200)).body.data as {
+          attempts: { responseStatus: number | null; error: string }[];
+        }[];
+        expect(d.attempts).toHaveLength(1);
+        return d.attempts[0];
+      });
+      expect(attempt.responseStatus).toBeNull();
+      expect(attempt.error).toMatch(/private|https only/);
+    }
+    expect(receiver.received).toEqual([]);
+  });
+});
+
+// Two instances need one database: only on PostgreSQL.
+(onRealServices ? describe : describe.skip)('webhook deliveries from two instances on one PostgreSQL', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    const shared = {
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
+    };
+    a = await startApp(shared);
+    b = await startApp(shared);
+  }, 60_000);
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await receiver.close();
+  });
+
+  it('delivers each event once, whichever instance made it, each signed, duplicates only with the same webhook-id', async () => {
+    const account = await createAccount(a);
+    const hook = (
+      await api(a, account.owner.token)
+        .create({ url: receiver.url('/both'), events: ['api_key.created'] })
+        .expect(201)
+    ).body as {
+      secret: string;
+    };
+    const names = Array.from({ length: 20 }, (_, i) => `key ${i}`);
+    await Promise.all(
+      names.map((name, i) =>
+        (i % 2 ? a : b).http.post('/api/v1/api-keys').set('Authorization', `Bearer ${account.owner.token}`).send({ name }).expect(201),
+      ),
+    );
+    const got = await receiver.waitFor('/both', 20, 20_000);
+    const byId = new Map<string, string>();
+    for (const r of got) {
+      const event = new Webhook(hook.secret).verify(r.body, r.headers) as { data: { apiKey: { name: string } } };
+      const seen = byId.get(r.headers['webhook-id']);
+      if (seen !== undefined) expect(event.data.apiKey.name).toBe(seen); // a duplicate is the same event
+      byId.set(r.headers['webhook-id'], event.data.apiKey.name);
+    }
+    expect([...byId.values()].sort()).toEqual([...names].sort());
   });
 });

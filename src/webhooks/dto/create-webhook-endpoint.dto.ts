@@ -1,17 +1,33 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, IsUrl, Length } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsString, Length } from 'class-validator';
 import { IsOmittable } from '../../common/validation';
+import { MAX_URL_LENGTH } from '../url-policy';
+import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../webhook-events';
 
 export class CreateWebhookEndpointDto {
   @ApiProperty({
-    description: 'Where events are POSTed: an https URL.',
-    maxLength: 2048,
+    description:
+      'Where events are POSTed: an https URL without user or password whose host is a public address (with WEBHOOK_ALLOW_PRIVATE=true also http and private addresses).',
+    maxLength: MAX_URL_LENGTH,
     example: 'https://shop.example.com/hooks/gatehouse',
   })
   @IsString()
-  @Length(1, 2048)
-  @IsUrl({ protocols: ['https'], require_protocol: true, require_tld: true, disallow_auth: true }, { message: 'url must be an https URL' })
+  @Length(1, MAX_URL_LENGTH)
   readonly url!: string;
+
+  @ApiPropertyOptional({
+    description: 'The event types it receives; omitted or empty: all of them.',
+    enum: WEBHOOK_EVENT_TYPES,
+    isArray: true,
+    maxItems: WEBHOOK_EVENT_TYPES.length,
+    example: ['api_key.revoked', 'rate_limit.exceeded'],
+  })
+  @IsOmittable()
+  @IsArray()
+  @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length)
+  @ArrayUnique()
+  @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: `each of events must be one of: ${WEBHOOK_EVENT_TYPES.join(', ')}` })
+  readonly events?: WebhookEventType[];
 
   @ApiPropertyOptional({ description: 'A note to recognise the endpoint by.', maxLength: 200, example: 'Order service' })
   @IsOmittable()

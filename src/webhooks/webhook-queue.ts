@@ -1,0 +1,113 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { PGlite } from '@electric-sql/pglite';
+import PgBoss from 'pg-boss';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import type { Prisma } from '../generated/prisma/client';
+import { PrismaService } from '../prisma/prisma.service';
+
+/** pg-boss's queue of delivery attempts: a job is one attempt of one delivery. */
+const QUEUE = 'webhook-delivery';
+const SCHEMA = 'pgboss';
+
+export interface DeliveryJob {
+  readonly deliveryId: string;
+}
+
+type QueueDb = { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
+
+/**
+ * pg-boss over the embedded PGlite: statements with parameters go to `query`; pg-boss's blocks of
+ * several statements (`BEGIN; … COMMIT;`, sent without parameters) to `exec`, which runs them as one
+ * under PGlite's lock.
+ */
+function pgliteDb(pglite: PGlite): QueueDb {
+  return {
+    async executeSql(text, values) {
+      if (values !== undefined && values.length > 0) return pglite.query(text, values);
+      const results = await pglite.exec(text);
+      return results[results.length - 1] ?? { rows: [] };
+    },
+  };
+}
+
+/** pg-boss's insert through the change's own transaction: the job commits or rolls back with it. */
+function transactionDb(tx: Prisma.TransactionClient): QueueDb {
+  return {
+    async executeSql(text, values = []) {
+      // Prisma binds values by their JavaScript type; pg-boss's SQL casts its parameters itself.
+      const bound = values.map((v) =>
+        v === undefined ? null : typeof v === 'object' && v !== null && !(v instanceof Date) ? JSON.stringify(v) : v,
+      );
+      return { rows: await tx.$queryRawUnsafe<unknown[]>(text, ...bound) };
+    },
+  };
+}
+
+/**
+ * The durable queue of webhook deliveries: pg-boss on the same database as everything else —
+ * PostgreSQL (its own pool, schema `pgboss`) or the embedded PGlite (through `pgliteDb`). Jobs are
+ * inserted in the transaction of the change that causes the event (`enqueue(tx, …)`), so a
+ * rolled-back change sends nothing and a committed one is never lost; any instance's worker takes
+ * them (`SELECT … FOR UPDATE SKIP LOCKED`). A job whose worker died mid-attempt expires after
+ * 30 s and is taken again by whichever instance is free (docs/WEBHOOKS.md, "Delivery").
+ */
+@Injectable()
+export class WebhookQueue {
+  private readonly logger = new Logger(WebhookQueue.name);
+  private boss?: PgBoss;
+  private started = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly prisma: PrismaService,
+  ) {}
+
+  /** Starts pg-boss (creating or migrating its schema) and this instance's worker. */
+  async start(handler: (job: DeliveryJob) => Promise<void>): Promise<void> {
+    const pglite = this.prisma.pglite;
+    const boss = new PgBoss({
+      ...(pglite !== undefined ? { db: pgliteDb(pglite) } : { connectionString: this.config.databaseUrl, max: 4 }),
+      schema: SCHEMA,
+      application_name: 'gatehouse-webhooks',
+      // Expired jobs (a worker that died mid-attempt) are found by the supervisor every 30 s.
+      maintenanceIntervalSeconds: 30,
+    });
+    boss.on('error', (err: Error) => this.logger.warn(`Webhook queue: ${err.message}`));
+    await boss.start();
+    await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: 10, retryDelay: 5, expireInSeconds: 30 }).catch((err: Error) => {
+      if (!/already exists/.test(err.message)) throw err;
+    });
+    await boss.work<DeliveryJob>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
+      if (job !== undefined) await handler(job.data);
+    });
+    this.boss = boss;
+    this.started = true;
+  }
+
+  /** Enqueues an attempt of each delivery in `tx`, to start at once or at `startAfter`. */
+  async enqueue(tx: Prisma.TransactionClient, deliveryIds: readonly string[], startAfter?: Date): Promise<void> {
+    const boss = this.requireBoss();
+    if (deliveryIds.length === 0) return;
+    await boss.insert(
+      deliveryIds.map((deliveryId) => ({ name: QUEUE, data: { deliveryId } satisfies DeliveryJob, startAfter: startAfter?.toISOString() })),
+      { db: transactionDb(tx) },
+    );
+  }
+
+  /** Lets the attempts in hand finish (up to 12 s: a 10 s delivery and its record), then stops taking jobs. */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    const boss = this.boss;
+    if (boss === undefined) return;
+    await new Promise<void>((resolve) => {
+      boss.once('stopped', () => resolve());
+      void boss.stop({ graceful: true, wait: false, timeout: 12_000, close: true }).catch(() => resolve());
+    });
+  }
+
+  private requireBoss(): PgBoss {
+    if (this.boss === undefined) throw new Error('The webhook queue is not started');
+    return this.boss;
+  }
+}
