@@ -27,6 +27,13 @@ const ACTIONS: Record<Action, string> = {
   'account.created': 'Account created',
   'account.updated': 'Account edited',
   'account.plan_changed': 'Plan changed',
+  'webhook.created': 'Webhook added',
+  'webhook.updated': 'Webhook edited',
+  'webhook.deleted': 'Webhook removed',
+  'webhook.secret_rotated': 'Webhook secret rotated',
+  'webhook.test_sent': 'Webhook test sent',
+  'webhook.delivery_retried': 'Webhook delivery retried',
+  'webhook.disabled': 'Webhook disabled by Gatehouse',
 };
 
 interface Filters {
