@@ -7,6 +7,7 @@ import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RateLimiter } from './rate-limiter';
 import { RateLimitService, WINDOW_MS } from './rate-limit.service';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
+import { RefusalLog } from './refusal-log';
 
 function createStorage(config: AppConfig): CounterStorage {
   const memory = new MemoryThrottlerStorage();
@@ -27,7 +28,7 @@ function createStorage(config: AppConfig): CounterStorage {
       useFactory: (config: AppConfig) => ({ throttlers: [{ name: 'default', ttl: WINDOW_MS, limit: 1 }], storage: createStorage(config) }),
     }),
   ],
-  providers: [RateLimitService, RateLimiter],
-  exports: [RateLimitService, RateLimiter, ThrottlerModule],
+  providers: [RateLimitService, RateLimiter, RefusalLog],
+  exports: [RateLimitService, RateLimiter, RefusalLog, ThrottlerModule],
 })
 export class RateLimitModule {}

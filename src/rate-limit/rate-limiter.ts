@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../common/errors/app-error';
 import { RateLimitState, writeRateLimitHeaders } from '../common/rate-limit-headers';
-import type { Reply, Request } from '../common/request';
+import { endpointOf, type Reply, type Request } from '../common/request';
 import { RateLimitService } from './rate-limit.service';
+import { RefusalLog } from './refusal-log';
 
 /**
  * The limiter's refusal, one for every 429: it carries nothing of the request (the headers are
@@ -20,7 +21,10 @@ const RATE_LIMITED: AppError = Object.freeze(new AppError('rate_limit_exceeded')
  */
 @Injectable()
 export class RateLimiter {
-  constructor(private readonly rateLimits: RateLimitService) {}
+  constructor(
+    private readonly rateLimits: RateLimitService,
+    private readonly refusals: RefusalLog,
+  ) {}
 
   /**
    * Counts the request, writes its headers, refuses it over the limit, else answers `next()`. One
@@ -32,7 +36,11 @@ export class RateLimiter {
     return state.then((s) => {
       req.rateLimit = s;
       writeRateLimitHeaders(reply, s);
-      if (s.exceeded) throw RATE_LIMITED;
+      if (s.exceeded) {
+        const p = req.user;
+        if (p?.kind === 'apiKey') this.refusals.note(p.keyId, p.accountId, endpointOf(req), s.limit);
+        throw RATE_LIMITED;
+      }
       return next();
     });
   }

@@ -56,6 +56,7 @@ export class WebhookQueue {
   private readonly logger = new Logger(WebhookQueue.name);
   private boss?: PgBoss;
   private started = false;
+  private readonly schedules: { name: string; cron: string; handler: () => Promise<void> }[] = [];
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -80,8 +81,24 @@ export class WebhookQueue {
     await boss.work<DeliveryJob>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
       if (job !== undefined) await handler(job.data);
     });
+    for (const { name, cron, handler: run } of this.schedules) {
+      await boss.createQueue(name, { name, policy: 'singleton', expireInSeconds: 600 }).catch((err: Error) => {
+        if (!/already exists/.test(err.message)) throw err;
+      });
+      await boss.schedule(name, cron);
+      await boss.work(name, { batchSize: 1, pollingIntervalSeconds: 10 }, () => run());
+    }
     this.boss = boss;
     this.started = true;
+  }
+
+  /**
+   * Runs `handler` on `cron` (UTC) once the queue starts, once per slot across every instance:
+   * pg-boss's scheduler puts one job in the queue `name` per slot, and whichever instance is free
+   * takes it. Called from constructors, before `start`.
+   */
+  schedule(name: string, cron: string, handler: () => Promise<void>): void {
+    this.schedules.push({ name, cron, handler });
   }
 
   /** Enqueues an attempt of each delivery in `tx`, to start at once or at `startAfter`. */

@@ -12,6 +12,7 @@ import { UsageRecorder } from '../usage/usage.recorder';
 import { ChallengeDto } from './dto/challenge.dto';
 import { expiresAtMs, spentHash, verifiedSolution } from './solution';
 import { SurgeMeter } from './surge';
+import { SurgeLog } from './surge-log';
 
 /** How long a challenge may be solved and redeemed. */
 export const CHALLENGE_TTL_MS = 300_000;
@@ -37,12 +38,15 @@ export class ChallengesService {
     private readonly plans: PlanLimitsService,
     private readonly nonces: NoncesService,
     private readonly usage: UsageRecorder,
+    private readonly surges: SurgeLog,
   ) {
     this.secrets = resolveWidgetSecrets(config);
   }
 
   async issue(key: ApiKeyPrincipal, visitorIp: string): Promise<ChallengeDto> {
-    const level = Math.max(this.keySurge.hit(key.keyId), this.visitorSurge.hit(`${key.keyId}|${visitorIp}`));
+    const keyLevel = this.keySurge.hit(key.keyId);
+    if (keyLevel > 0) this.surges.observe(key.keyId, key.accountId, keyLevel);
+    const level = Math.max(keyLevel, this.visitorSurge.hit(`${key.keyId}|${visitorIp}`));
     const base = key.challengeMaxNumber ?? (await this.plans.limitsFor(key.accountId)).plan.challengeMaxNumber;
     const challenge = await createChallenge({
       algorithm: 'SHA-256',

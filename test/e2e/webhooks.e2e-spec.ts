@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { WebhookEmitter } from '../../src/webhooks/webhook-emitter';
+import { WebhookNotices } from '../../src/webhooks/webhook-notices';
 import { eventually } from '../utils/eventually';
 import { WebhookReceiver } from '../utils/webhook-receiver';
 import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
@@ -393,6 +394,87 @@ describe('webhook deliveries', () => {
     expectError(await owner.retry(failing.id, pending.deliveryId), 409, 'conflict');
     const actions = (await t.prisma.auditEvent.findMany({ where: { accountId: account.id, targetId: hook.id } })).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['webhook.test_sent', 'webhook.delivery_retried']));
+  });
+});
+
+/** The events no request makes: a key's first refusal in an hour, and a key about to expire. */
+describe('webhook notices', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  let receiver: WebhookReceiver;
+  let secret: string;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startApp({ WEBHOOK_ALLOW_PRIVATE: 'true', WIDGET_VISITOR_PER_MINUTE: '1000' });
+    account = await createAccount(t, 'free');
+    secret = (
+      (await api(t, account.owner.token)
+        .create({ url: receiver.url('/notices'), events: ['rate_limit.exceeded', 'api_key.expiring', 'widget.surge_started', 'widget.surge_ended'] })
+        .expect(201)).body as { secret: string }
+    ).secret;
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  const events = () => receiver.at('/notices').map((r) => new Webhook(secret).verify(r.body, r.headers) as { type: string; data: Record<string, unknown> });
+
+  it('sends rate_limit.exceeded for a key’s first refusal in an hour, with its counts, and not again within the hour', async () => {
+    const { id, key } = await account.createKey({ name: 'Busy' });
+    const ping = () => t.http.get('/api/v1/public/ping').set('X-Api-Key', key);
+    const statuses = [];
+    for (let i = 0; i < 70; i++) statuses.push((await ping()).status);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10); // the free plan's 60 a minute
+    await receiver.waitFor('/notices', 1, 15_000);
+    const [event] = events().filter((e) => e.type === 'rate_limit.exceeded');
+    expect(event.data).toEqual({ apiKey: { id, name: 'Busy' }, endpoint: 'GET /api/v1/public/ping', limit: 60, refused: expect.any(Number) });
+    expect(event.data.refused).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < 5; i++) expect((await ping()).status).toBe(429);
+    await new Promise((r) => setTimeout(r, 7_000)); // more than a report interval
+    expect(events().filter((e) => e.type === 'rate_limit.exceeded')).toHaveLength(1);
+  });
+
+  it('sends widget.surge_started once when a key’s challenges surge', async () => {
+    const pro = await createAccount(t, 'pro');
+    const hook = (await api(t, pro.owner.token).create({ url: receiver.url('/surges'), events: ['widget.surge_started'] }).expect(201)).body as {
+      secret: string;
+    };
+    const { id, key } = await pro.createKey({ name: 'Signup form', scopes: ['widget'] });
+    // Fifty challenges at once: more than four times the usual rate (at least 10 a minute) — a surge.
+    for (let i = 0; i < 50; i++) await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', key).expect(200);
+    const [got] = await receiver.waitFor('/surges', 1, 15_000);
+    const event = new Webhook(hook.secret).verify(got.body, got.headers) as { type: string; data: { apiKey: unknown; level: number } };
+    expect(event.type).toBe('widget.surge_started');
+    expect(event.data.apiKey).toEqual({ id, name: 'Signup form' });
+    expect(event.data.level).toBeGreaterThanOrEqual(1);
+    for (let i = 0; i < 20; i++) await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', key).expect(200);
+    await new Promise((r) => setTimeout(r, 6_000)); // more than a report interval: the surge goes on, no second event
+    expect(receiver.at('/surges')).toHaveLength(1);
+    expect((await t.prisma.apiKey.findUniqueOrThrow({ where: { id } })).surgeStartedAt).not.toBeNull();
+  });
+
+  it('sends api_key.expiring 7 days and 1 day before a key expires, once each', async () => {
+    const notices = t.app.get(WebhookNotices);
+    const soon = await account.createKey({ name: 'Three days', expiresAt: new Date(Date.now() + 3 * 86_400_000).toISOString() });
+    const sooner = await account.createKey({ name: 'Half a day', expiresAt: new Date(Date.now() + 12 * 3_600_000).toISOString() });
+    await account.createKey({ name: 'A month', expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+    expect(await notices.reportExpiringKeys()).toBe(2);
+    expect(await notices.reportExpiringKeys()).toBe(0);
+    const expiring = async (n: number) => {
+      await eventually(() => events().filter((e) => e.type === 'api_key.expiring').length >= n);
+      return events()
+        .filter((e) => e.type === 'api_key.expiring')
+        .map((e) => [(e.data.apiKey as { id: string }).id, e.data.daysLeft]);
+    };
+    expect(await expiring(2)).toEqual(expect.arrayContaining([[soon.id, 7], [sooner.id, 1]]));
+    // Two and a half days on, the first key is within a day of expiring: its second notice.
+    expect(await notices.reportExpiringKeys(new Date(Date.now() + 2.5 * 86_400_000))).toBe(1);
+    expect((await expiring(3)).filter(([id]) => id === soon.id)).toEqual([
+      [soon.id, 7],
+      [soon.id, 1],
+    ]);
   });
 });
 

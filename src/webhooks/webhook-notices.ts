@@ -1,0 +1,123 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PrismaService } from '../prisma/prisma.service';
+import { RefusalLog } from '../rate-limit/refusal-log';
+import { SurgeLog } from '../widget/surge-log';
+import { WebhookEmitter } from './webhook-emitter';
+import { WebhookQueue } from './webhook-queue';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** How often refusals noted on the request path become `rate_limit.exceeded` events. */
+const REFUSALS_EVERY_MS = 5_000;
+/** The `api_key.expiring` check: pg-boss runs it once per slot across all instances. */
+const EXPIRY_CHECK = { name: 'api-key-expiry', cron: '*/15 * * * *' } as const;
+
+/**
+ * The events nobody's request makes: `rate_limit.exceeded` — a key's first refusal in an hour,
+ * with its count — and `api_key.expiring`, 7 days and 1 day before a key expires. Both are claimed on
+ * the key's row (`rateLimitNoticeAt`, `expiryNoticeDays`) in the transaction that emits them, so
+ * however many instances see the same thing, one event goes out (docs/WEBHOOKS.md, "Events").
+ */
+@Injectable()
+export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookNotices.name);
+  private timer?: NodeJS.Timeout;
+  /** Keys noticed within the hour: their refusals need no database call until then. */
+  private readonly noticedUntil = new Map<string, number>();
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly refusals: RefusalLog,
+    private readonly surges: SurgeLog,
+    private readonly emitter: WebhookEmitter,
+    queue: WebhookQueue,
+  ) {
+    queue.schedule(EXPIRY_CHECK.name, EXPIRY_CHECK.cron, () => this.reportExpiringKeys().then(() => undefined));
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(
+      () => {
+        void this.reportRefusals().catch((err: Error) => this.logger.warn(`Rate-limit events: ${err.message}`));
+        void this.reportSurges().catch((err: Error) => this.logger.warn(`Surge events: ${err.message}`));
+      },
+      REFUSALS_EVERY_MS,
+    );
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** One `rate_limit.exceeded` per key and hour, for the keys refused since the last call. */
+  async reportRefusals(now = Date.now()): Promise<void> {
+    for (const [keyId, until] of this.noticedUntil) if (until <= now) this.noticedUntil.delete(keyId);
+    for (const r of this.refusals.drain()) {
+      if (this.noticedUntil.has(r.keyId)) continue;
+      await this.prisma.$transaction(async (tx) => {
+        const claimed = await tx.apiKey.updateMany({
+          where: { id: r.keyId, OR: [{ rateLimitNoticeAt: null }, { rateLimitNoticeAt: { lte: new Date(now - HOUR_MS) } }] },
+          data: { rateLimitNoticeAt: new Date(now) },
+        });
+        if (claimed.count === 0) return;
+        const key = await tx.apiKey.findUniqueOrThrow({ where: { id: r.keyId }, select: { name: true } });
+        await this.emitter.emit(tx, r.accountId, 'rate_limit.exceeded', {
+          apiKey: { id: r.keyId, name: key.name },
+          endpoint: r.endpoint,
+          limit: r.limit,
+          refused: r.refused,
+        });
+      });
+      this.noticedUntil.set(r.keyId, now + HOUR_MS); // claimed here or by another instance: quiet for the hour
+    }
+  }
+
+  /**
+   * `widget.surge_started` when a key begins surging and `widget.surge_ended` when it stops, once per
+   * surge however many instances see it: the key's `surgeStartedAt` is set by the first instance to
+   * report the start and cleared by the first to report the end, each in the transaction that emits.
+   */
+  async reportSurges(now = new Date()): Promise<void> {
+    for (const change of this.surges.drain()) {
+      await this.prisma.$transaction(async (tx) => {
+        const claimed = await tx.apiKey.updateMany({
+          where: { id: change.keyId, surgeStartedAt: change.started ? null : { not: null } },
+          data: { surgeStartedAt: change.started ? now : null },
+        });
+        if (claimed.count === 0) return;
+        const key = await tx.apiKey.findUniqueOrThrow({ where: { id: change.keyId }, select: { name: true } });
+        const apiKey = { id: change.keyId, name: key.name };
+        if (change.started) await this.emitter.emit(tx, change.accountId, 'widget.surge_started', { apiKey, level: change.level });
+        else await this.emitter.emit(tx, change.accountId, 'widget.surge_ended', { apiKey });
+      });
+    }
+  }
+
+  /** `api_key.expiring` for active keys expiring within 7 days (then within 1), once each; answers how many were sent. */
+  async reportExpiringKeys(now = new Date()): Promise<number> {
+    const inAWeek = new Date(now.getTime() + 7 * DAY_MS);
+    const keys = await this.prisma.apiKey.findMany({
+      where: { status: 'active', expiresAt: { gt: now, lte: inAWeek }, OR: [{ expiryNoticeDays: null }, { expiryNoticeDays: { gt: 1 } }] },
+      select: { id: true, accountId: true, name: true, prefix: true, expiresAt: true },
+    });
+    let sent = 0;
+    for (const key of keys) {
+      const expiresAt = key.expiresAt!;
+      const days = expiresAt.getTime() - now.getTime() <= DAY_MS ? 1 : 7;
+      await this.prisma.$transaction(async (tx) => {
+        const claimed = await tx.apiKey.updateMany({
+          where: { id: key.id, OR: [{ expiryNoticeDays: null }, { expiryNoticeDays: { gt: days } }] },
+          data: { expiryNoticeDays: days },
+        });
+        if (claimed.count === 0) return;
+        await this.emitter.emit(tx, key.accountId, 'api_key.expiring', {
+          apiKey: { id: key.id, name: key.name, prefix: key.prefix, expiresAt: expiresAt.toISOString() },
+          daysLeft: days,
+        });
+        sent += 1;
+      });
+    }
+    return sent;
+  }
+}
