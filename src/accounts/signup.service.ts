@@ -62,7 +62,10 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
     return this.challenges.issueForSignup(ip);
   }
 
-  async create(input: { email: string; password: string; accountName: string; altcha: string }, source: RequestSource): Promise<AcceptedDto> {
+  async create(
+    input: { email: string; password: string; accountName: string; altcha: string },
+    source: RequestSource,
+  ): Promise<AcceptedDto> {
     await this.challenges.spendSignupSolution(input.altcha);
     const email = normalizeEmail(input.email);
     try {

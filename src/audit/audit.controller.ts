@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { Controller, Get, Query, Res, StreamableFile } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { JwtAuth } from '../common/auth.decorators';
 import { CurrentPrincipal } from '../common/current-principal.decorator';
 import type { UserPrincipal } from '../common/principal';
@@ -32,7 +32,6 @@ export class AuditController {
       `${AUDIT_CSV_COLUMNS.join(', ')}; a cell starting with = + - @ (or a tab or carriage return) gets a leading ' so ` +
       'that spreadsheets never run it as a formula.',
   })
-  @ApiProduces('text/csv')
   @ApiOkResponse({
     description: 'RFC 4180 CSV (UTF-8, CRLF line ends), a header row first.',
     content: { 'text/csv': { schema: { type: 'string' } } },

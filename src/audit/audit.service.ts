@@ -39,6 +39,7 @@ function targetNameOf(e: AuditEvent, names: Names): string | null {
       return names.invitations.get(e.targetId) ?? null;
     case 'account':
       return names.account;
+    case null:
     default:
       return null;
   }
@@ -167,14 +168,21 @@ export class AuditService {
       const count = await this.prisma.auditEvent.count({ where: { AND: [where, atOrBelowTop] }, take: AUDIT_EXPORT_MAX_ROWS + 1 });
       if (count > AUDIT_EXPORT_MAX_ROWS) {
         const message = `The range holds more than ${AUDIT_EXPORT_MAX_ROWS} events, the most one export holds: narrow it with from and to (or a filter).`;
-        throw new AppError('validation_failed', message, [{ field: 'from', message: `at most ${AUDIT_EXPORT_MAX_ROWS} events per export` }]);
+        throw new AppError('validation_failed', message, [
+          { field: 'from', message: `at most ${AUDIT_EXPORT_MAX_ROWS} events per export` },
+        ]);
       }
     }
     const firstNames = await this.namesFor(accountId, first);
     return this.csvLines(accountId, where, first, firstNames);
   }
 
-  private async *csvLines(accountId: string, where: Prisma.AuditEventWhereInput, first: AuditEvent[], firstNames: Names): AsyncGenerator<string> {
+  private async *csvLines(
+    accountId: string,
+    where: Prisma.AuditEventWhereInput,
+    first: AuditEvent[],
+    firstNames: Names,
+  ): AsyncGenerator<string> {
     yield AUDIT_CSV_HEADER;
     let batch = first;
     let names = firstNames;
@@ -182,7 +190,11 @@ export class AuditService {
       yield batch.map((e) => auditCsvLine(toDto(e, names))).join('');
       const last = batch[batch.length - 1];
       if (batch.length < EXPORT_BATCH || last === undefined) return;
-      batch = await this.prisma.auditEvent.findMany({ where: { AND: [where, olderThan(last)] }, orderBy: NEWEST_FIRST, take: EXPORT_BATCH });
+      batch = await this.prisma.auditEvent.findMany({
+        where: { AND: [where, olderThan(last)] },
+        orderBy: NEWEST_FIRST,
+        take: EXPORT_BATCH,
+      });
       names = await this.namesFor(accountId, batch);
     }
   }
@@ -196,8 +208,12 @@ export class AuditService {
     const keyIds = ids('api_key').filter((id) => UUID.test(id));
     const invitationIds = ids('invitation').filter((id) => UUID.test(id));
     const [users, apiKeys, invitations, account] = await Promise.all([
-      userIds.length === 0 ? [] : this.prisma.user.findMany({ where: { accountId, id: { in: userIds } }, select: { id: true, email: true } }),
-      keyIds.length === 0 ? [] : this.prisma.apiKey.findMany({ where: { accountId, id: { in: keyIds } }, select: { id: true, name: true } }),
+      userIds.length === 0
+        ? []
+        : this.prisma.user.findMany({ where: { accountId, id: { in: userIds } }, select: { id: true, email: true } }),
+      keyIds.length === 0
+        ? []
+        : this.prisma.apiKey.findMany({ where: { accountId, id: { in: keyIds } }, select: { id: true, name: true } }),
       invitationIds.length === 0
         ? []
         : this.prisma.invitation.findMany({ where: { accountId, id: { in: invitationIds } }, select: { id: true, email: true } }),

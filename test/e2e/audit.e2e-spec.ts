@@ -58,12 +58,21 @@ function parseCsv(text: string): string[][] {
     const c = text[i];
     if (quoted) {
       if (c !== '"') cell += c;
-      else if (text[i + 1] === '"') (cell += '"'), i++;
-      else quoted = false;
+      else if (text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else quoted = false;
     } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-    else cell += c;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += c;
   }
   if (cell !== '' || row.length > 0) throw new Error(`the CSV does not end with CRLF: ${JSON.stringify(text.slice(-80))}`);
   return rows;
@@ -287,7 +296,7 @@ describe('GET /api/v1/audit-log', () => {
     expect(actual).toEqual(expected.map((e) => ({ action: e.action, actorEmail: e.actorEmail })));
   });
 
-  it('names actor and target as the account knows them now: emails, the key\'s current name, the account\'s; null once removed', async () => {
+  it("names actor and target as the account knows them now: emails, the key's current name, the account's; null once removed", async () => {
     const events = await all();
     const actual = expected.map((e) => {
       const found = events.find((ev) => ev.requestId === e.requestId);
@@ -302,7 +311,11 @@ describe('GET /api/v1/audit-log', () => {
     );
     // The removed invitee: known by id (and the email recorded at the time), no longer by a current name.
     const accepted = events.find((ev) => ev.requestId === rid(8))!;
-    expect(accepted).toMatchObject({ actorId: expect.any(String), actorEmail: expect.stringContaining('audited-invitee-'), actorName: null });
+    expect(accepted).toMatchObject({
+      actorId: expect.any(String),
+      actorEmail: expect.stringContaining('audited-invitee-'),
+      actorName: null,
+    });
     expect(events.find((ev) => ev.requestId === rid(10))).toMatchObject({ targetType: 'user', targetName: null });
     // The key was renamed at step 4: its events from before the rename name it as it is now.
     expect(events.find((ev) => ev.requestId === rid(3))?.targetName).toBe('renamed key');
@@ -450,12 +463,16 @@ describe('GET /api/v1/audit-log', () => {
       const other = await createAccount(t);
       const names = ['=HYPERLINK("https://evil.example","open")', '+1+2', '-2+3', '@SUM(A1:A9)', 'plain, "quoted"\nsecond line'];
       for (const name of names) await other.createKey({ name });
-      const res = await t.http.get('/api/v1/audit-log/export.csv?action=api_key.created').set('Authorization', `Bearer ${other.owner.token}`);
+      const res = await t.http
+        .get('/api/v1/audit-log/export.csv?action=api_key.created')
+        .set('Authorization', `Bearer ${other.owner.token}`);
       expect(res.status).toBe(200);
       expect(res.text).toContain(`"'=HYPERLINK(""https://evil.example"",""open"")"`);
       const [, ...rows] = parseCsv(res.text);
       const shown = rows.map((r) => r[COLUMNS.indexOf('targetName')]).sort();
-      expect(shown).toEqual(["'+1+2", "'-2+3", "'=HYPERLINK(\"https://evil.example\",\"open\")", "'@SUM(A1:A9)", 'plain, "quoted"\nsecond line'].sort());
+      expect(shown).toEqual(
+        ["'+1+2", "'-2+3", '\'=HYPERLINK("https://evil.example","open")', "'@SUM(A1:A9)", 'plain, "quoted"\nsecond line'].sort(),
+      );
       // No cell starts a formula, whatever its column.
       expect(rows.flat().filter((cell) => /^[=+\-@\t\r]/.test(cell))).toEqual([]);
     });

@@ -14,7 +14,11 @@ export class AuditEventDto {
   @ApiProperty({ description: 'The user who acted; null for a failed login.', type: String, format: 'uuid', nullable: true })
   readonly actorId!: string | null;
 
-  @ApiProperty({ description: 'Email of the actor (or of the failed login attempt), as it was when the event was recorded.', type: String, nullable: true })
+  @ApiProperty({
+    description: 'Email of the actor (or of the failed login attempt), as it was when the event was recorded.',
+    type: String,
+    nullable: true,
+  })
   readonly actorEmail!: string | null;
 
   @ApiProperty({
@@ -43,7 +47,8 @@ export class AuditEventDto {
   readonly requestId!: string;
 
   @ApiProperty({
-    description: "The client IP of the request, as the app resolves it (TRUST_PROXY); null for events recorded before IPs were kept and for changes made outside a request.",
+    description:
+      'The client IP of the request, as the app resolves it (TRUST_PROXY); null for events recorded before IPs were kept and for changes made outside a request.',
     type: String,
     nullable: true,
   })
