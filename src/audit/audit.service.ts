@@ -63,9 +63,14 @@ const toDto = (e: AuditEvent, names: Names): AuditEventDto => ({
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NEWEST_FIRST = [{ createdAt: 'desc' }, { id: 'desc' }] satisfies Prisma.AuditEventOrderByWithRelationInput[];
 
-/** Events after `e` in NEWEST_FIRST order (older, or as old with a lower id). */
+/**
+ * Events after `e` in NEWEST_FIRST order (older, or as old with a lower id). The bound on createdAt
+ * alone lets the database start its index scan there rather than at the newest event: without it
+ * each page of an export would scan the pages before it again.
+ */
 const olderThan = (e: { createdAt: Date; id: string }): Prisma.AuditEventWhereInput => ({
-  OR: [{ createdAt: { lt: e.createdAt } }, { createdAt: e.createdAt, id: { lt: e.id } }],
+  createdAt: { lte: e.createdAt },
+  OR: [{ createdAt: { lt: e.createdAt } }, { id: { lt: e.id } }],
 });
 
 /**
@@ -164,7 +169,10 @@ export class AuditService {
     if (first.length === EXPORT_BATCH) {
       // Counted up to the newest row read: events recorded meanwhile are not exported, nor counted.
       const top = first[0];
-      const atOrBelowTop: Prisma.AuditEventWhereInput = { OR: [olderThan(top), { id: top.id }] };
+      const atOrBelowTop: Prisma.AuditEventWhereInput = {
+        createdAt: { lte: top.createdAt },
+        OR: [{ createdAt: { lt: top.createdAt } }, { id: { lte: top.id } }],
+      };
       const count = await this.prisma.auditEvent.count({ where: { AND: [where, atOrBelowTop] }, take: AUDIT_EXPORT_MAX_ROWS + 1 });
       if (count > AUDIT_EXPORT_MAX_ROWS) {
         const message = `The range holds more than ${AUDIT_EXPORT_MAX_ROWS} events, the most one export holds: narrow it with from and to (or a filter).`;
