@@ -150,8 +150,8 @@ function AuditLog() {
     <>
       <PageTitle>Audit log</PageTitle>
       <p>
-        Who did what in this account, newest first: sign-ins, keys, members, account and plan changes, each with the address it came from.
-        Secrets are never recorded.
+        Who did what in this account, newest first: sign-ins, keys, members, account and plan changes, each with the IP address it came
+        from. Secrets are never recorded.
       </p>
       {ignored.length > 0 && (
         <p className="notice" role="status">
@@ -236,7 +236,7 @@ function AuditLog() {
               <tr>
                 <th scope="col">When</th>
                 <th scope="col">Who</th>
-                <th scope="col">From</th>
+                <th scope="col">IP address</th>
                 <th scope="col">Action</th>
                 <th scope="col">Target</th>
                 <th scope="col">Details</th>
