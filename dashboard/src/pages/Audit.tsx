@@ -57,7 +57,7 @@ function isDay(value: string): boolean {
 }
 
 const VALID: Record<keyof View, (value: string) => boolean> = {
-  action: (value) => value in ACTIONS,
+  action: (value) => Object.keys(ACTIONS).includes(value),
   actor: (value) => UUID.test(value),
   from: isDay,
   to: isDay,
