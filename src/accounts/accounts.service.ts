@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
-import type { Actor } from '../common/current-principal.decorator';
+import type { Actor, RequestSource } from '../common/current-principal.decorator';
 import type { Account, Plan, Prisma } from '../generated/prisma/client';
 import { toPlanDto } from '../plans/dto/plan.dto';
 import { isUniqueViolation } from '../prisma/database-errors';
@@ -42,7 +42,7 @@ export class AccountsService {
       /** False: the OWNER cannot sign in before confirming the address (sign-up with e-mail on). */
       emailConfirmed?: boolean;
     },
-    audited?: { requestId: string; details: Prisma.InputJsonObject },
+    audited?: RequestSource & { details: Prisma.InputJsonObject },
   ): Promise<{ accountId: string; ownerId: string }> {
     const email = normalizeEmail(input.email);
     const problems = [
@@ -75,6 +75,7 @@ export class AccountsService {
             actorId: created.ownerId,
             actorEmail: email,
             requestId: audited.requestId,
+            ip: audited.ip,
             target: { type: 'account', id: created.accountId },
             details: audited.details,
           });

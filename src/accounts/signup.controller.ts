@@ -6,6 +6,7 @@ import { Public } from '../common/auth.decorators';
 import { AcceptedDto, TokenResponseDto } from '../credentials/dto/login.dto';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Request } from '../common/request';
+import { requestSourceOf } from '../common/current-principal.decorator';
 import { ChallengeDto } from '../widget/dto/challenge.dto';
 import { ConfirmSignupDto, SignupDto } from './dto/signup.dto';
 import { SignupService } from './signup.service';
@@ -51,7 +52,7 @@ export class SignupController {
   @ApiResponse({ status: 422, type: ErrorResponseDto, description: 'challenge_failed — the solution is wrong, expired or already used' })
   @ApiResponse(CLOSED)
   create(@Body() dto: SignupDto, @Req() req: Request): Promise<AcceptedDto> {
-    return this.signup.create(dto, req.id);
+    return this.signup.create(dto, requestSourceOf(req));
   }
 
   @Post('confirm')
@@ -62,6 +63,6 @@ export class SignupController {
   @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — the link is unknown, used or expired' })
   @ApiResponse(CLOSED)
   confirm(@Body() dto: ConfirmSignupDto, @Req() req: Request): Promise<TokenResponseDto> {
-    return this.signup.confirm(dto.token, req.id);
+    return this.signup.confirm(dto.token, requestSourceOf(req));
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
+import type { RequestSource } from '../common/current-principal.decorator';
 import { normalizeEmail } from '../common/email';
 import { CHALLENGE } from '../common/errors/challenges';
 import { AcceptedDto, TokenResponseDto } from '../credentials/dto/login.dto';
@@ -61,13 +62,16 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
     return this.challenges.issueForSignup(ip);
   }
 
-  async create(input: { email: string; password: string; accountName: string; altcha: string }, requestId: string): Promise<AcceptedDto> {
+  async create(
+    input: { email: string; password: string; accountName: string; altcha: string },
+    source: RequestSource,
+  ): Promise<AcceptedDto> {
     await this.challenges.spendSignupSolution(input.altcha);
     const email = normalizeEmail(input.email);
     try {
       const { ownerId } = await this.accounts.createWithOwner(
         { name: input.accountName, email, password: input.password, emailConfirmed: !this.mailer.enabled },
-        { requestId, details: { via: 'signup' } },
+        { ...source, details: { via: 'signup' } },
       );
       if (this.mailer.enabled)
         this.mailer.sendLater(
@@ -82,7 +86,7 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Confirms the address once and answers like login; a used, forged or expired link is 401. */
-  async confirm(token: string, requestId: string): Promise<TokenResponseDto> {
+  async confirm(token: string, source: RequestSource): Promise<TokenResponseDto> {
     const refused = () =>
       new AppError('invalid_credentials', 'The confirmation link is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
     const userId = confirmedUserId(this.tokens.key, token);
@@ -96,7 +100,7 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
         action: 'auth.login',
         actorId: found.id,
         actorEmail: found.email,
-        requestId,
+        ...source,
         target: { type: 'user', id: found.id },
         details: { via: 'email_confirmation' },
       });

@@ -5,7 +5,7 @@ import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Request } from '../common/request';
 import { JwtAuth, Public } from '../common/auth.decorators';
 import { AuthService } from './auth.service';
-import { Actor, CurrentActor, CurrentPrincipal } from '../common/current-principal.decorator';
+import { Actor, CurrentActor, CurrentPrincipal, requestSourceOf } from '../common/current-principal.decorator';
 import {
   AcceptedDto,
   AcceptPasswordResetDto,
@@ -41,7 +41,7 @@ export class AuthController {
     description: 'invalid_credentials — unknown email or wrong password (same answer for both)',
   })
   login(@Body() dto: LoginDto, @Req() req: Request): Promise<TokenResponseDto> {
-    return this.auth.login(dto.email, dto.password, { requestId: req.id, ip: req.ip });
+    return this.auth.login(dto.email, dto.password, requestSourceOf(req));
   }
 
   @Get('me')
@@ -91,7 +91,7 @@ export class AuthController {
   })
   @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — the reset token is unknown, used or expired' })
   acceptReset(@Body() dto: AcceptPasswordResetDto, @Req() req: Request): Promise<TokenResponseDto> {
-    return this.resets.accept(dto.token, dto.newPassword, req.id);
+    return this.resets.accept(dto.token, dto.newPassword, requestSourceOf(req));
   }
 
   @Put('password')

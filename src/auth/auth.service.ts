@@ -6,7 +6,7 @@ import { AppError } from '../common/errors/app-error';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from '../common/errors/challenges';
-import type { Actor } from '../common/current-principal.decorator';
+import type { Actor, RequestSource } from '../common/current-principal.decorator';
 import { TokenResponseDto } from '../credentials/dto/login.dto';
 import { MeDto, SETTING_LIMITS } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
@@ -29,7 +29,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   /** Unknown email and wrong password answer alike, in the same time (see verifyLogin). */
-  async login(rawEmail: string, password: string, client: { requestId: string; ip: string }): Promise<TokenResponseDto> {
+  async login(rawEmail: string, password: string, client: RequestSource): Promise<TokenResponseDto> {
     const { requestId, ip } = client;
     const email = normalizeEmail(rawEmail);
     await this.lockout.assertNotLocked(email, ip);
@@ -43,6 +43,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
           action: 'auth.login_failed',
           actorEmail: email,
           requestId,
+          ip,
           target: { type: 'user', id: user.id },
         });
       throw new AppError('invalid_credentials').withChallenge(CHALLENGE.bearer);
@@ -59,6 +60,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
       actorId: user.id,
       actorEmail: email,
       requestId,
+      ip,
       target: { type: 'user', id: user.id },
     });
     return this.tokens.issue(user);

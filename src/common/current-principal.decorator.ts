@@ -13,11 +13,19 @@ export type ApiKeyRequest = Request & { readonly user: ApiKeyPrincipal };
 /** The authenticated caller; only on routes whose guard guarantees one. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext) => ctx.switchToHttp().getRequest<Request>().user);
 
-/** A dashboard user acting, with the request id their changes are audited under. */
-export type Actor = UserPrincipal & { readonly requestId: string };
+/** The request a change came with, as the audit log records it: its id and the client IP (as TRUST_PROXY resolves it). */
+export interface RequestSource {
+  readonly requestId: string;
+  readonly ip: string;
+}
+
+export const requestSourceOf = (req: Request): RequestSource => ({ requestId: req.id, ip: req.ip });
+
+/** A dashboard user acting, with the request their changes are audited under. */
+export type Actor = UserPrincipal & RequestSource;
 
 /** The JWT caller as an Actor; only on @JwtAuth routes. */
 export const CurrentActor = createParamDecorator((_: unknown, ctx: ExecutionContext): Actor => {
   const req = ctx.switchToHttp().getRequest<Request>();
-  return { ...(req.user as UserPrincipal), requestId: req.id };
+  return { ...(req.user as UserPrincipal), ...requestSourceOf(req) };
 });

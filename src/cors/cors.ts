@@ -3,7 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthRequirement } from '../common/auth.decorators';
 import { normalizeOrigin } from './origins';
 
-/** What page scripts may read (docs/API.md, "Browser clients (CORS)"): the rate-limit headers, Retry-After and the request id. */
+/**
+ * What page scripts may read (docs/API.md, "Browser clients (CORS)"): the rate-limit headers,
+ * Retry-After, the request id, and the name a download comes with (the audit log's CSV).
+ */
 export const EXPOSED_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
@@ -12,6 +15,7 @@ export const EXPOSED_HEADERS = [
   'RateLimit-Policy',
   'Retry-After',
   'X-Request-Id',
+  'Content-Disposition',
 ].join(', ');
 
 /** Browsers may cache a preflight this long (Chromium caps it at 7200 s). */

@@ -8,7 +8,7 @@ import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
 import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from '../common/errors/challenges';
-import type { Actor } from '../common/current-principal.decorator';
+import type { Actor, RequestSource } from '../common/current-principal.decorator';
 import { PasswordResetIssuedDto, TokenResponseDto } from './dto/login.dto';
 import { hashPassword, passwordProblems } from './passwords';
 import { TokenService } from './token.service';
@@ -75,7 +75,7 @@ export class PasswordResetService {
   }
 
   /** Sets the password once per token; every earlier token (JWT) of the user and every other reset of theirs dies. */
-  async accept(token: string, newPassword: string, requestId: string): Promise<TokenResponseDto> {
+  async accept(token: string, newPassword: string, source: RequestSource): Promise<TokenResponseDto> {
     const refused = () =>
       new AppError('invalid_credentials', 'The reset token is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
     const reset = await this.prisma.passwordReset.findUnique({ where: { tokenHash: hashOneTimeToken(token) }, include: { user: true } });
@@ -103,7 +103,7 @@ export class PasswordResetService {
         action: 'auth.password_reset',
         actorId: updated.id,
         actorEmail: updated.email,
-        requestId,
+        ...source,
         target: { type: 'user', id: updated.id },
       });
       return updated;

@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { JwtAuth, Public } from '../common/auth.decorators';
-import { Actor, CurrentActor, CurrentPrincipal } from '../common/current-principal.decorator';
+import { Actor, CurrentActor, CurrentPrincipal, requestSourceOf } from '../common/current-principal.decorator';
 import { AcceptInvitationDto, PasswordResetIssuedDto, TokenResponseDto } from '../credentials/dto/login.dto';
 import type { UserPrincipal } from '../common/principal';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
@@ -135,7 +135,7 @@ export class InvitationsController {
   })
   @ApiResponse({ status: 409, type: ErrorResponseDto, description: 'conflict — a user with this email exists' })
   accept(@Body() dto: AcceptInvitationDto, @Req() req: Request): Promise<TokenResponseDto> {
-    return this.team.acceptInvitation(dto.token, dto.password, req.id);
+    return this.team.acceptInvitation(dto.token, dto.password, requestSourceOf(req));
   }
 
   @Post('preview')

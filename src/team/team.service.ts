@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import { normalizeEmail } from '../common/email';
 import { CHALLENGE } from '../common/errors/challenges';
-import type { Actor } from '../common/current-principal.decorator';
+import type { Actor, RequestSource } from '../common/current-principal.decorator';
 import { PasswordResetIssuedDto, TokenResponseDto } from '../credentials/dto/login.dto';
 import { PasswordResetService } from '../credentials/password-reset.service';
 import { hashPassword, passwordProblems } from '../credentials/passwords';
@@ -176,7 +176,7 @@ ${this.mailer.link('/accept-invitation', token)}
   }
 
   /** Single use: the invitation is claimed in the same transaction that creates the user. */
-  async acceptInvitation(token: string, password: string, requestId: string): Promise<TokenResponseDto> {
+  async acceptInvitation(token: string, password: string, source: RequestSource): Promise<TokenResponseDto> {
     const invitation = await this.prisma.invitation.findUnique({ where: { tokenHash: hashOneTimeToken(token) } });
     if (invitation === null || !isPending(invitation, new Date())) {
       throw invitationRefused();
@@ -206,7 +206,7 @@ ${this.mailer.link('/accept-invitation', token)}
         action: 'team.invitation_accepted',
         actorId: created.id,
         actorEmail: created.email,
-        requestId,
+        ...source,
         target: { type: 'invitation', id: invitation.id },
         details: { role: created.role },
       });

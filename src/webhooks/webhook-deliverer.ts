@@ -138,6 +138,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
       accountId: endpoint.accountId,
       action: 'webhook.disabled',
       requestId: `webhook-${endpoint.id}`,
+      ip: null, // Gatehouse's own doing, outside any request
       target: { type: 'webhook', id: endpoint.id },
       details: { url: endpoint.url, reason },
     });

@@ -47,7 +47,8 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     const reported = all.filter((v) => v.location[0] === 'response' || res.status < 400);
     if (reported.length > 0)
       violations.push(`${method} ${path} → ${res.status}: ${reported.map((v) => `${v.location.join('.')}: ${v.message}`).join('; ')}`);
-    return { status: res.status, body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>) };
+    const json = res.headers.get('content-type')?.startsWith('application/json') === true;
+    return { status: res.status, body: text === '' || !json ? undefined : (JSON.parse(text) as Record<string, unknown>), text };
   }
 
   beforeAll(async () => {
@@ -247,6 +248,13 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     );
     expect((await call('GET', '/api/v1/analytics/widget?groupBy=endpoint', { token: analyst.token })).status).toBe(400);
     expect((await call('GET', '/api/v1/audit-log?limit=5', { token: owner.token })).status).toBe(200);
+    expect((await call('GET', `/api/v1/audit-log?actorId=${owner.id}`, { token: owner.token })).status).toBe(200);
+    const csv = await call('GET', '/api/v1/audit-log/export.csv?action=auth.login', { token: owner.token });
+    expect(csv.status).toBe(200);
+    expect(csv.text).toMatch(/^createdAt,action,/);
+    expect((await call('GET', '/api/v1/audit-log/export.csv?actorId=nobody', { token: owner.token })).status).toBe(400);
+    const developer = await account.addUser('DEVELOPER');
+    expect((await call('GET', '/api/v1/audit-log/export.csv', { token: developer.token })).status).toBe(403);
     const hook = await call('POST', '/api/v1/webhooks', {
       token: owner.token,
       body: { url: 'https://93.184.215.14/hooks', description: 'Orders', events: ['webhook.test', 'api_key.revoked'] },

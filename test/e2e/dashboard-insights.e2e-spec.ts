@@ -5,8 +5,8 @@ import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, sta
 import { createAccount, TestAccount, TestUser } from '../utils/test-app';
 import { issueNonce } from '../utils/widget';
 
-/** The dashboard's analytics, audit log, account and profile pages in Chromium, against the real app. */
-describeInBrowser('dashboard: analytics, audit log, account and profile, in Chromium', () => {
+/** The dashboard's analytics, account and profile pages in Chromium, against the real app (the audit log: dashboard-audit.e2e-spec.ts). */
+describeInBrowser('dashboard: analytics, account and profile, in Chromium', () => {
   let d: Dashboard;
 
   beforeAll(async () => {
@@ -132,73 +132,6 @@ describeInBrowser('dashboard: analytics, audit log, account and profile, in Chro
       await signIn(page, fresh.owner);
       await page.getByText('No API-key requests in this period.').waitFor();
       await page.getByText('No widget activity in this period.').waitFor();
-      expect(problems).toEqual([]);
-      await context.close();
-    });
-  });
-
-  describe('audit log', () => {
-    it('lists events with who, action, target and details, filters by action and days, and pages to older ones', async () => {
-      const account = await createAccount(d.t);
-      await account.createKey({ name: 'Audited key', scopes: ['public'] });
-      // 55 sign-ins at noon three days ago: more than a page (50).
-      const now = new Date();
-      const day = new Date(now.getFullYear(), now.getMonth(), now.getDate() - 3, 12);
-      await d.t.prisma.auditEvent.createMany({
-        data: Array.from({ length: 55 }, (_, i) => ({
-          accountId: account.id,
-          actorId: account.owner.id,
-          actorEmail: account.owner.email,
-          action: 'auth.login',
-          targetType: 'user',
-          targetId: account.owner.id,
-          requestId: `old-${i}`,
-          createdAt: new Date(day.getTime() + i * 1000),
-        })),
-      });
-      const { context, page, problems } = await openDashboard(d, '/audit');
-      await signIn(page, account.owner);
-      await page.getByRole('heading', { name: 'Audit log' }).waitFor();
-      const created = row(page, /./).filter({ hasText: 'API key created' });
-      await created.waitFor();
-      expect(await created.textContent()).toContain(account.owner.email);
-      expect(await created.textContent()).toContain('name: Audited key');
-      expect(await created.textContent()).toContain('scopes: public');
-      expect(await page.locator('tbody tr').count()).toBe(50);
-      expect(await axeViolations(page)).toEqual([]);
-      await page.getByRole('button', { name: 'Older events' }).click();
-      await page.getByText('That is every event.').waitFor();
-      expect(await page.locator('tbody tr').count()).toBe(await d.t.prisma.auditEvent.count({ where: { accountId: account.id } }));
-
-      await page.getByLabel('Action').selectOption('api_key.created');
-      await page.getByText('That is every event that matches.').waitFor();
-      expect(await page.locator('tbody tr').count()).toBe(1);
-
-      await page.getByLabel('Action').selectOption('auth.login');
-      const ymd = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
-      await page.getByLabel('From (day)').fill(ymd);
-      await page.getByLabel('To (day, included)').fill(ymd);
-      await page.getByRole('button', { name: 'Older events' }).click();
-      await page.getByText('That is every event that matches.').waitFor();
-      expect(await page.locator('tbody tr').count()).toBe(55);
-      // Back to every event: the pages read before are still there.
-      await page.getByRole('button', { name: 'Clear filters' }).click();
-      await page.getByText('That is every event.').waitFor();
-      expect(await page.locator('tbody tr').count()).toBe(57);
-      expect(problems).toEqual([]);
-      await context.close();
-    });
-
-    it('explains to a developer that the log is not theirs, and asks nothing of the server', async () => {
-      const account = await createAccount(d.t);
-      const developer = await account.addUser('DEVELOPER');
-      const { context, page, problems, urls } = await openDashboard(d, '/audit');
-      await signIn(page, developer);
-      await page.getByText('The audit log is for the owner and the admins').waitFor();
-      const nav = page.getByRole('navigation', { name: 'Dashboard' });
-      expect(await nav.getByRole('link').allTextContents()).not.toContain('Audit log');
-      expect(urls.filter((u) => u.includes('/api/v1/audit-log'))).toEqual([]);
-      expect(await axeViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
       await context.close();
     });

@@ -36,6 +36,7 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['GET',    '/api/v1/analytics/usage',               '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/analytics/widget',              '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/audit-log',                     '✓',  '✓',  '',   ''],
+  ['GET',    '/api/v1/audit-log/export.csv',          '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/webhooks',                      '✓',  '✓',  '✓',  ''],
   ['POST',   '/api/v1/webhooks',                      '✓',  '✓',  '✓',  ''],
   ['GET',    '/api/v1/webhooks/:id',                  '✓',  '✓',  '✓',  ''],

@@ -25,6 +25,7 @@ const PROTECTED = [
   'PUT /api/v1/auth/password',
   'GET /api/v1/plans',
   'GET /api/v1/audit-log',
+  'GET /api/v1/audit-log/export.csv',
   'GET /api/v1/account',
   'PATCH /api/v1/account',
   'PUT /api/v1/account/plan',

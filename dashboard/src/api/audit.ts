@@ -1,38 +1,74 @@
-import { infiniteQueryOptions, useInfiniteQuery } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions, useMutation, useQuery } from '@tanstack/react-query';
 import { api } from './api';
 import { unwrap } from './errors';
+import type { MutationReactions } from './mutation-reactions';
 import type { components } from './schema';
 
 export type AuditEvent = components['schemas']['AuditEventDto'];
 export type AuditAction = AuditEvent['action'];
 
-/** The events shown; absent: any. `from` inclusive, `to` exclusive (ISO 8601). */
+/** The events shown; absent: any. `from` inclusive, `to` exclusive (ISO 8601); `actorId` a user id. */
 export interface AuditFilters {
   readonly action?: AuditAction;
+  readonly actorId?: string;
   readonly from?: string;
   readonly to?: string;
 }
 
-const PAGE_SIZE = 50;
+export const AUDIT_PAGE_SIZE = 50;
 
 export const auditKeys = {
   all: ['audit-log'] as const,
-  list: (filters: AuditFilters) => [...auditKeys.all, filters] as const,
+  page: (filters: AuditFilters, cursor: string | undefined) => [...auditKeys.all, filters, cursor ?? null] as const,
 };
 
-/** The audit log, newest first, a page of PAGE_SIZE at a time (each page's `nextCursor` leads to the next). */
-export const auditLogQuery = (filters: AuditFilters) =>
-  infiniteQueryOptions({
-    queryKey: auditKeys.list(filters),
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => {
-      const query = { limit: PAGE_SIZE, ...filters, ...(pageParam ? { cursor: pageParam } : {}) };
+/**
+ * One page of the audit log, newest first: the AUDIT_PAGE_SIZE events after `cursor` (the newest
+ * without one). The answer's `nextCursor` leads to the next, older page; a cursor names a fixed
+ * place in the log, so a page's link shows the same events tomorrow.
+ */
+export const auditPageQuery = (filters: AuditFilters, cursor: string | undefined) =>
+  queryOptions({
+    queryKey: auditKeys.page(filters, cursor),
+    queryFn: async () => {
+      const query = { limit: AUDIT_PAGE_SIZE, ...filters, ...(cursor ? { cursor } : {}) };
       return unwrap(await api.GET('/api/v1/audit-log', { params: { query } }));
     },
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
 
-/** `enabled: false` while the filters make no sense (the first day after the last). */
-export function useAuditLog(filters: AuditFilters, { enabled = true }: { enabled?: boolean } = {}) {
-  return useInfiniteQuery({ ...auditLogQuery(filters), enabled });
+/** `enabled: false` while the filters make no sense (the first day after the last). The page shown stays while the next one loads. */
+export function useAuditPage(filters: AuditFilters, cursor: string | undefined, { enabled = true }: { enabled?: boolean } = {}) {
+  return useQuery({ ...auditPageQuery(filters, cursor), enabled, placeholderData: keepPreviousData });
+}
+
+/**
+ * Downloads the filtered log as CSV (GET /api/v1/audit-log/export.csv, at most 100,000 events: a
+ * wider range is refused with a message saying so). The file comes with the bearer token, which never
+ * goes in a URL, so it is fetched and then handed to the browser as a download under the server's name.
+ */
+export function useExportAuditLog({ onSuccess, onError }: MutationReactions<string> = {}) {
+  return useMutation({
+    mutationFn: async (filters: AuditFilters) => {
+      const answer = await api.GET('/api/v1/audit-log/export.csv', { params: { query: filters }, parseAs: 'blob' });
+      const file = unwrap(answer);
+      const name = /filename="([^"]+)"/.exec(answer.response.headers.get('content-disposition') ?? '')?.[1] ?? 'audit-log.csv';
+      save(file, name);
+      return name;
+    },
+    onSuccess,
+    onError,
+  });
+}
+
+function save(file: Blob, name: string): void {
+  const url = URL.createObjectURL(file);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The download has started with the click; the URL is needed no longer.
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

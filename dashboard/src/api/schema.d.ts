@@ -142,6 +142,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-log/export.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The filtered audit log as a CSV download
+         * @description Every event the filters select, newest first, streamed as it is read (at most 100000 events: a range with more answers 400 validation_failed before anything is sent). Columns: createdAt, action, actorId, actorEmail, actorName, ip, targetType, targetId, targetName, requestId, details; a cell starting with = + - @ (or a tab or carriage return) gets a leading ' so that spreadsheets never run it as a formula.
+         */
+        get: operations["AuditController_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account": {
         parameters: {
             query?: never;
@@ -860,14 +880,20 @@ export interface components {
              * @description The user who acted; null for a failed login.
              */
             actorId: string | null;
-            /** @description Email of the actor (or of the failed login attempt). */
+            /** @description Email of the actor (or of the failed login attempt), as it was when the event was recorded. */
             actorEmail: string | null;
+            /** @description The actor as the account knows them now (their email), read when the log is read; null for a failed login and for a member removed since (then `actorId` and `actorEmail` say who it was). */
+            actorName: string | null;
             /** @description Kind of thing acted on: api_key, user, invitation, account. */
             targetType: string | null;
             /** @description Id of the thing acted on. */
             targetId: string | null;
+            /** @description The thing acted on as named now, read when the log is read: an API key's name, a member's or an invitation's email, the account's name; null when it no longer exists (a removed member: `targetId` says which). */
+            targetName: string | null;
             /** @description Request id of the change (X-Request-Id). */
             requestId: string;
+            /** @description The client IP of the request, as the app resolves it (TRUST_PROXY); null for events recorded before IPs were kept and for changes made outside a request. */
+            ip: string | null;
             /**
              * @description What changed (never a secret), e.g. {"from":"free","to":"pro"}: names mapped to strings, numbers, booleans, lists of strings or null (a setting back to its default).
              * @example {
@@ -3139,6 +3165,8 @@ export interface operations {
                 to?: string;
                 /** @description Only this action. */
                 action?: "auth.login" | "auth.login_failed" | "auth.password_changed" | "auth.logout" | "auth.password_reset" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "api_key.rotated" | "team.invitation_created" | "team.invitation_accepted" | "team.invitation_revoked" | "team.password_reset_issued" | "team.role_changed" | "team.member_removed" | "account.created" | "account.updated" | "account.plan_changed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook.delivery_retried" | "webhook.disabled";
+                /** @description Only events of this actor (a user id, `actorId` of an event). */
+                actorId?: string;
                 /** @description nextCursor of the previous page. */
                 cursor?: string;
                 /** @description Page size. */
@@ -3162,6 +3190,190 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditEventPageDto"];
+                };
+            };
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "validation_failed",
+                     *       "message": "The request is malformed; see details.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11",
+                     *       "details": [
+                     *         {
+                     *           "field": "name",
+                     *           "message": "name must be longer than or equal to 1 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description missing_credentials, invalid_token or token_expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "error": "missing_credentials",
+                     *       "message": "This endpoint needs credentials that the request did not carry.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description insufficient_permissions — allowed roles: OWNER, ADMIN */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "error": "insufficient_permissions",
+                     *       "message": "The caller is not allowed to use this endpoint.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_exceeded — over the limit; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Too many requests; retry after the number of seconds in Retry-After.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "internal_error",
+                     *       "message": "Something went wrong on our side.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "service_unavailable",
+                     *       "message": "The service is temporarily unavailable; retry shortly.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    AuditController_export: {
+        parameters: {
+            query?: {
+                /** @description Only events at or after this time (ISO 8601). */
+                from?: string;
+                /** @description Only events before this time (ISO 8601). */
+                to?: string;
+                /** @description Only this action. */
+                action?: "auth.login" | "auth.login_failed" | "auth.password_changed" | "auth.logout" | "auth.password_reset" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "api_key.rotated" | "team.invitation_created" | "team.invitation_accepted" | "team.invitation_revoked" | "team.password_reset_issued" | "team.role_changed" | "team.member_removed" | "account.created" | "account.updated" | "account.plan_changed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook.delivery_retried" | "webhook.disabled";
+                /** @description Only events of this actor (a user id, `actorId` of an event). */
+                actorId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 4180 CSV (UTF-8, CRLF line ends), a header row first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description attachment; filename="audit-log-<yyyy-mm-dd>.csv" (the day of the export, UTC). */
+                    "Content-Disposition": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */

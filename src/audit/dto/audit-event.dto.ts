@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsISO8601, IsInt, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsISO8601, IsInt, IsUUID, Matches, Max, Min } from 'class-validator';
 import { Type } from 'class-transformer';
 import { IsOmittable } from '../../common/validation';
 import { AUDIT_ACTIONS, AuditAction } from '../audit-actions';
@@ -14,8 +14,20 @@ export class AuditEventDto {
   @ApiProperty({ description: 'The user who acted; null for a failed login.', type: String, format: 'uuid', nullable: true })
   readonly actorId!: string | null;
 
-  @ApiProperty({ description: 'Email of the actor (or of the failed login attempt).', type: String, nullable: true })
+  @ApiProperty({
+    description: 'Email of the actor (or of the failed login attempt), as it was when the event was recorded.',
+    type: String,
+    nullable: true,
+  })
   readonly actorEmail!: string | null;
+
+  @ApiProperty({
+    description:
+      'The actor as the account knows them now (their email), read when the log is read; null for a failed login and for a member removed since (then `actorId` and `actorEmail` say who it was).',
+    type: String,
+    nullable: true,
+  })
+  readonly actorName!: string | null;
 
   @ApiProperty({ description: 'Kind of thing acted on: api_key, user, invitation, account.', type: String, nullable: true })
   readonly targetType!: string | null;
@@ -23,8 +35,24 @@ export class AuditEventDto {
   @ApiProperty({ description: 'Id of the thing acted on.', type: String, nullable: true })
   readonly targetId!: string | null;
 
+  @ApiProperty({
+    description:
+      "The thing acted on as named now, read when the log is read: an API key's name, a member's or an invitation's email, the account's name; null when it no longer exists (a removed member: `targetId` says which).",
+    type: String,
+    nullable: true,
+  })
+  readonly targetName!: string | null;
+
   @ApiProperty({ description: 'Request id of the change (X-Request-Id).' })
   readonly requestId!: string;
+
+  @ApiProperty({
+    description:
+      'The client IP of the request, as the app resolves it (TRUST_PROXY); null for events recorded before IPs were kept and for changes made outside a request.',
+    type: String,
+    nullable: true,
+  })
+  readonly ip!: string | null;
 
   @ApiProperty({
     description:
@@ -51,7 +79,8 @@ export class AuditEventPageDto {
   readonly nextCursor!: string | null;
 }
 
-export class ListAuditEventsQuery {
+/** The filters the list and the CSV export share. */
+export class AuditFiltersQuery {
   @ApiPropertyOptional({ description: 'Only events at or after this time (ISO 8601).', format: 'date-time' })
   @IsOmittable()
   @IsISO8601({ strict: true })
@@ -67,6 +96,13 @@ export class ListAuditEventsQuery {
   @IsIn(AUDIT_ACTIONS)
   readonly action?: AuditAction;
 
+  @ApiPropertyOptional({ description: 'Only events of this actor (a user id, `actorId` of an event).', format: 'uuid' })
+  @IsOmittable()
+  @IsUUID()
+  readonly actorId?: string;
+}
+
+export class ListAuditEventsQuery extends AuditFiltersQuery {
   @ApiPropertyOptional({ description: 'nextCursor of the previous page.', maxLength: 200 })
   @IsOmittable()
   @Matches(/^[A-Za-z0-9_-]{1,200}$/, { message: 'cursor must be a nextCursor value' })
