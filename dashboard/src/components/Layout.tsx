@@ -58,11 +58,11 @@ export function Layout() {
           <li>
             <NavLink to="/profile">Profile</NavLink>
           </li>
+          <li className="nav-footer">
+            {/* Swagger UI and the OpenAPI document are served by the app, outside the dashboard's router. */}
+            <a href="/docs">API reference</a>
+          </li>
         </ul>
-        <p className="nav-footer">
-          {/* Swagger UI and the OpenAPI document are served by the app, outside the dashboard's router. */}
-          <a href="/docs">API reference</a>
-        </p>
       </nav>
       <main id="main">
         {me.error ? <ErrorNote error={me.error} /> : me.data ? <Outlet context={me.data} /> : <p role="status">Loading…</p>}

@@ -4,6 +4,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
+import { StackedTable } from '../components/StackedTable';
 import { formatDate } from '../format';
 import { can } from '../roles';
 
@@ -111,7 +112,7 @@ function AuditLog() {
       {events.isLoading && <p role="status">Loading events…</p>}
       {events.data && rows.length === 0 && <p>{filtered ? 'No events match these filters.' : 'No events yet.'}</p>}
       {rows.length > 0 && (
-        <div className="table-wrap">
+        <StackedTable>
           <table>
             <caption className="visually-hidden">Audit events, newest first</caption>
             <thead>
@@ -149,7 +150,7 @@ function AuditLog() {
               ))}
             </tbody>
           </table>
-        </div>
+        </StackedTable>
       )}
       <p className="actions">
         {events.hasNextPage && (

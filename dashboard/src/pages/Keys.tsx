@@ -8,6 +8,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
+import { StackedTable } from '../components/StackedTable';
 import { formatDate, formatDay } from '../format';
 import { can, Me } from '../roles';
 
@@ -84,7 +85,7 @@ export function KeysPage() {
       {keys.data && keys.data.length === 0 && <p>No keys yet. Create one to call the API or embed the widget.</p>}
       {keys.data && keys.data.length > 0 && shown.length === 0 && <p>No {status} keys.</p>}
       {shown.length > 0 && (
-        <div className="table-wrap">
+        <StackedTable>
           <table>
             <caption className="visually-hidden">API keys of {me.account.name}</caption>
             <thead>
@@ -147,7 +148,7 @@ export function KeysPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </StackedTable>
       )}
       {open?.kind === 'create' && (
         <KeyForm

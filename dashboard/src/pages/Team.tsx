@@ -19,6 +19,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
+import { StackedTable } from '../components/StackedTable';
 import { formatDate } from '../format';
 import { can, Role, ROLE_SUMMARY } from '../roles';
 
@@ -73,7 +74,7 @@ export function TeamPage() {
       <ErrorNote error={members.error} />
       {members.isPending && <p role="status">Loading members…</p>}
       {members.data && (
-        <div className="table-wrap">
+        <StackedTable>
           <table>
             <caption className="visually-hidden">Members of {me.account.name}</caption>
             <thead>
@@ -108,7 +109,7 @@ export function TeamPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </StackedTable>
       )}
 
       {manage && (
@@ -118,7 +119,7 @@ export function TeamPage() {
           {invitations.isPending && <p role="status">Loading invitations…</p>}
           {invitations.data?.length === 0 && <p>No pending invitations.</p>}
           {invitations.data && invitations.data.length > 0 && (
-            <div className="table-wrap">
+            <StackedTable>
               <table>
                 <caption className="visually-hidden">Pending invitations to {me.account.name}</caption>
                 <thead>
@@ -159,7 +160,7 @@ export function TeamPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </StackedTable>
           )}
         </>
       )}
