@@ -100,12 +100,9 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       for (const box of await Promise.all((await links.all()).map((l) => l.boundingBox()))) tops.add(Math.round(box!.y));
       const linkHeight = (await links.first().boundingBox())!.height;
       const navHeight = (await nav.boundingBox())!.height;
-      if (width === PHONE.width) {
-        expect(tops.size).toBeLessThanOrEqual(2);
-        expect(navHeight).toBeLessThan(2.5 * linkHeight);
-      } else {
-        expect(tops.size).toBe(7); // a sidebar: one link a row
-      }
+      if (width === PHONE.width && (tops.size > 2 || navHeight > 2.5 * linkHeight))
+        findings.push(`navigation: ${tops.size} rows, ${navHeight} px tall (a link: ${linkHeight} px)`);
+      if (width === DESKTOP.width && tops.size !== 7) findings.push(`navigation: ${tops.size} rows, not a sidebar`);
 
       // Keys: the list, each key's actions on screen, and every dialog.
       const checkout = row(page, 'Checkout widget');

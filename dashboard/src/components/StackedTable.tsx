@@ -5,7 +5,7 @@ import { ReactNode, useLayoutEffect, useRef } from 'react';
  * than 50rem (a phone, or a small window beside the sidebar: styles.css, `.stacked`), each row becomes a
  * block of its own, one cell a line under its column's name. The names are copied here from the header
  * row into each cell's `data-label`, and again whenever rows change, so a page writes its table once.
- * A column whose header is only visually hidden (the actions) gets no name.
+ * A column whose header is only visually hidden (the actions) gets no name. docs/DASHBOARD.md, "Phones".
  */
 export function StackedTable({ children }: { children: ReactNode }) {
   const box = useRef<HTMLDivElement>(null);
