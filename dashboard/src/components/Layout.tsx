@@ -18,6 +18,11 @@ export function Layout() {
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [location.pathname]);
   const role = me.data?.role;
+  useEffect(() => {
+    // On a phone the navigation is one row that scrolls sideways: the current page's link comes to
+    // its middle (again once the role's links are in).
+    document.querySelector('nav a.active')?.scrollIntoView({ block: 'nearest', inline: 'center' });
+  }, [location.pathname, role]);
   return (
     <div className="shell">
       <a className="skip" href="#main">
@@ -58,11 +63,11 @@ export function Layout() {
           <li>
             <NavLink to="/profile">Profile</NavLink>
           </li>
-          <li className="nav-footer">
-            {/* Swagger UI and the OpenAPI document are served by the app, outside the dashboard's router. */}
-            <a href="/docs">API reference</a>
-          </li>
         </ul>
+        <p className="nav-footer">
+          {/* Swagger UI and the OpenAPI document are served by the app, outside the dashboard's router. */}
+          <a href="/docs">API reference</a>
+        </p>
       </nav>
       <main id="main">
         {me.error ? <ErrorNote error={me.error} /> : me.data ? <Outlet context={me.data} /> : <p role="status">Loading…</p>}
