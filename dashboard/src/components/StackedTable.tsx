@@ -1,16 +1,20 @@
-import { ReactNode, useLayoutEffect, useRef } from 'react';
+import { ComponentProps, useImperativeHandle, useLayoutEffect, useRef } from 'react';
 
 /**
  * The box of a list's table (keys, members, audit events). Wide, it is the table as written; narrower
  * than 50rem (a phone, or a small window beside the sidebar: styles.css, `.stacked`), each row becomes a
- * block of its own, one cell a line under its column's name. The names are copied here from the header
- * row into each cell's `data-label`, and again whenever rows change, so a page writes its table once.
+ * block of its own, one cell a line beside (on the narrowest phones, under) its column's name. The
+ * names are copied here from the header row into each cell's `data-label`, and again whenever rows
+ * change, so a page writes its table once.
  * A column whose header is only visually hidden (the actions) gets no name. docs/DASHBOARD.md, "Phones".
+ * It takes a div's props: a table that may still scroll in its box passes role="region", an aria-label
+ * and tabIndex={0}, so a keyboard scrolls it too.
  */
-export function StackedTable({ children }: { children: ReactNode }) {
-  const box = useRef<HTMLDivElement>(null);
+export function StackedTable({ children, ref, className, ...box }: ComponentProps<'div'>) {
+  const own = useRef<HTMLDivElement>(null);
+  useImperativeHandle(ref, () => own.current!, []);
   useLayoutEffect(() => {
-    const element = box.current!;
+    const element = own.current!;
     labelCells(element);
     // Attribute changes are not observed: labelling does not wake the observer again.
     const observer = new MutationObserver(() => labelCells(element));
@@ -18,7 +22,7 @@ export function StackedTable({ children }: { children: ReactNode }) {
     return () => observer.disconnect();
   }, []);
   return (
-    <div ref={box} className="table-wrap stacked">
+    <div {...box} ref={own} className={className ? `table-wrap stacked ${className}` : 'table-wrap stacked'}>
       {children}
     </div>
   );
