@@ -195,7 +195,12 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       const resetLink = (await resetIssued.getByTestId('one-time-link').textContent())!;
       await check(page, 'a reset link shown once');
       await resetIssued.getByRole('button', { name: 'Done' }).click();
+      // The pending invitations, on a tab of their own where the page has tabs.
+      const invitationsTab = page.getByRole('tab', { name: /^Pending invitations/ });
+      if ((await invitationsTab.count()) > 0) await invitationsTab.click();
       const invited = row(page, /^a-rather-long-address/);
+      await invited.waitFor();
+      await check(page, 'team, pending invitations');
       await reachAndClick(invited.getByRole('button', { name: /^Revoke the invitation of / }), 'Revoke on an invitation');
       await page.getByRole('dialog', { name: /^Revoke the invitation of / }).waitFor();
       await check(page, 'revoke an invitation');
