@@ -154,6 +154,11 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       await secret.getByRole('button', { name: 'I have stored it' }).click();
       await page.getByLabel('Show').selectOption('all');
       await row(page, 'Old key').waitFor();
+      // Rows that come later are named by their columns too.
+      const revoked = row(page, 'Old key').getByRole('cell', { name: 'revoked' });
+      expect(await revoked.evaluate((cell) => getComputedStyle(cell, '::before').content)).toMatch(
+        width === PHONE.width ? /^"Status"/ : /^none$/,
+      );
       await check(page, 'keys, revoked ones too');
 
       // Analytics: each period, and the numbers as tables.
