@@ -81,6 +81,14 @@ async function main() {
     await onboarding.screenshot({ path: path.join(OUT, 'onboarding.png') });
     L.log('docs/screenshots/onboarding.png');
     await context.close();
+    // The keys on a phone (docs/DASHBOARD.md, "Phones"): one block per key, its actions on screen.
+    const phone = await L.dashboardContext(browser, login, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+    const phonePage = await phone.newPage();
+    await phonePage.goto(`http://${L.HOST}:${app.port}/keys`);
+    await PAGES[0].ready(phonePage);
+    await phonePage.screenshot({ path: path.join(OUT, 'keys-phone.png') });
+    L.log('docs/screenshots/keys-phone.png');
+    await phone.close();
     const signin = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await signin.goto(`http://${L.HOST}:${app.port}/sign-in`);
     await signin.getByRole('heading', { name: 'Sign in' }).waitFor();

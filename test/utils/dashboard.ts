@@ -82,9 +82,12 @@ export interface DashboardPage {
   readonly urls: string[];
 }
 
-/** A fresh browser context (its own sessionStorage) on the dashboard. */
-export async function openDashboard(d: Dashboard, path = '/'): Promise<DashboardPage> {
-  const context = await d.browser.newContext({ baseURL: d.base, viewport: { width: 1280, height: 860 } });
+/** A desktop window; a test of phones passes { width: 390, height: 844 }. */
+export const DESKTOP = { width: 1280, height: 860 };
+
+/** A fresh browser context (its own sessionStorage) on the dashboard, in a window of `viewport`. */
+export async function openDashboard(d: Dashboard, path = '/', viewport = DESKTOP): Promise<DashboardPage> {
+  const context = await d.browser.newContext({ baseURL: d.base, viewport });
   context.setDefaultTimeout(UI_TIMEOUT);
   const page = await context.newPage();
   const problems: string[] = [];

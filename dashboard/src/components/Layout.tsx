@@ -18,6 +18,11 @@ export function Layout() {
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [location.pathname]);
   const role = me.data?.role;
+  useEffect(() => {
+    // On a phone the navigation is one row that scrolls sideways: the current page's link comes to
+    // its middle (again once the role's links are in).
+    document.querySelector('nav a.active')?.scrollIntoView({ block: 'nearest', inline: 'center' });
+  }, [location.pathname, role]);
   return (
     <div className="shell">
       <a className="skip" href="#main">

@@ -6,6 +6,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
+import { StackedTable } from '../components/StackedTable';
 import { formatDate } from '../format';
 import { can } from '../roles';
 
@@ -235,8 +236,8 @@ function AuditLog() {
       {page.isLoading && <p role="status">Loading events…</p>}
       {page.data && rows.length === 0 && <p>{filtered ? 'No events match these filters.' : 'No events yet.'}</p>}
       {rows.length > 0 && (
-        // Wider than a phone, and than some desktops: it scrolls in its box, which the keyboard can reach.
-        <div className="table-wrap" ref={table} tabIndex={0} role="region" aria-label="Audit events">
+        // Wider than a phone, and than some desktops: stacked rows on a narrow screen; the box is reachable by keyboard.
+        <StackedTable ref={table} tabIndex={0} role="region" aria-label="Audit events">
           <table>
             <caption className="visually-hidden">Audit events, newest first</caption>
             <thead>
@@ -272,7 +273,7 @@ function AuditLog() {
               ))}
             </tbody>
           </table>
-        </div>
+        </StackedTable>
       )}
       <nav className="actions" aria-label="Audit log pages">
         {view.cursor !== '' && cameFromNewer && (

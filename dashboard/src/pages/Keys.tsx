@@ -11,6 +11,7 @@ import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
 import { ProtectFirstForm } from '../components/ProtectFirstForm';
 import { WidgetKeyDialog } from '../components/WidgetKeyDialog';
+import { StackedTable } from '../components/StackedTable';
 import { formatDate, formatDay } from '../format';
 import { can, Me } from '../roles';
 import { verifySnippet, widgetSnippet } from '../snippets';
@@ -124,7 +125,7 @@ export function KeysPage() {
       {keys.data && keys.data.length === 0 && !onboarding && <p>No keys yet. Create one to call the API or embed the widget.</p>}
       {keys.data && keys.data.length > 0 && shown.length === 0 && <p>No {status} keys.</p>}
       {shown.length > 0 && (
-        <div className="table-wrap">
+        <StackedTable>
           <table>
             <caption className="visually-hidden">API keys of {me.account.name}</caption>
             <thead>
@@ -205,7 +206,7 @@ export function KeysPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </StackedTable>
       )}
       {open?.kind === 'create' && (
         <KeyForm

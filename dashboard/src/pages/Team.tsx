@@ -20,6 +20,7 @@ import { Field, fieldText } from '../components/Field';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
 import { tabPanelProps, Tabs } from '../components/Tabs';
+import { StackedTable } from '../components/StackedTable';
 import { formatDate } from '../format';
 import { can, Role, ROLE_SUMMARY } from '../roles';
 
@@ -115,8 +116,7 @@ export function TeamPage() {
           <ErrorNote error={members.error} />
           {members.isPending && <p role="status">Loading members…</p>}
           {members.data && (
-            // Scrolls sideways on a narrow screen: focusable, so a keyboard scrolls it too.
-            <div className="table-wrap" role="region" aria-label={`Members of ${me.account.name}`} tabIndex={0}>
+            <StackedTable role="region" aria-label={`Members of ${me.account.name}`} tabIndex={0}>
               <table>
                 <caption className="visually-hidden">Members of {me.account.name}</caption>
                 <thead>
@@ -151,7 +151,7 @@ export function TeamPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </StackedTable>
           )}
         </div>
       )}
@@ -163,7 +163,7 @@ export function TeamPage() {
           {invitations.isPending && <p role="status">Loading invitations…</p>}
           {invitations.data?.length === 0 && <p>No pending invitations.</p>}
           {invitations.data && invitations.data.length > 0 && (
-            <div className="table-wrap" role="region" aria-label={`Pending invitations to ${me.account.name}`} tabIndex={0}>
+            <StackedTable role="region" aria-label={`Pending invitations to ${me.account.name}`} tabIndex={0}>
               <table>
                 <caption className="visually-hidden">Pending invitations to {me.account.name}</caption>
                 <thead>
@@ -204,7 +204,7 @@ export function TeamPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </StackedTable>
           )}
         </div>
       )}

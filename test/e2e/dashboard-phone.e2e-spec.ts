@@ -1,0 +1,292 @@
+/// <reference lib="dom" />
+// Code in page.evaluate runs in the browser.
+import { randomUUID } from 'node:crypto';
+import type { Locator, Page } from 'playwright-core';
+import { axeViolations, Dashboard, DESKTOP, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import { createAccount, TestAccount } from '../utils/test-app';
+import { issueNonce } from '../utils/widget';
+
+const PHONE = { width: 390, height: 844 };
+
+const row = (page: Page, name: string | RegExp) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
+
+/**
+ * Every page and dialog of the dashboard in a phone's window (390 × 844) and a desktop's, signed in as
+ * the OWNER of an account with keys, members, invitations, audit events and traffic: nothing scrolls
+ * sideways, the lists' actions are on screen, the navigation takes one row on the phone with the current
+ * page's link in view, and
+ * axe finds nothing serious (docs/DASHBOARD.md, "Phones").
+ */
+describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in Chromium', () => {
+  let d: Dashboard;
+  let account: TestAccount;
+  let accountName: string;
+
+  beforeAll(async () => {
+    d = await startDashboard({ SIGNUP: 'open' });
+    account = await createAccount(d.t);
+    // Long names and addresses, as real ones can be: they must wrap, not widen the page.
+    accountName = `Acme Online Shop and Warehouse ${randomUUID().slice(0, 8)}`;
+    await d.t.prisma.account.update({ where: { id: account.id }, data: { name: accountName } });
+    const widget = await account.createKey({
+      name: 'Checkout widget',
+      scopes: ['widget', 'verify', 'public'],
+      allowedOrigins: ['https://shop.example.com', 'https://checkout.a-rather-long-domain-name.example.com'],
+    });
+    await account.createKey({ name: 'Open widget', scopes: ['widget'] });
+    const server = await account.createKey({ name: 'Order server', scopes: ['verify'] });
+    const gone = await account.createKey({ name: 'Old key', scopes: ['public'] });
+    await d.t.http.delete(`/api/v1/api-keys/${gone.id}`).set('Authorization', `Bearer ${account.owner.token}`).expect(200);
+    for (let i = 0; i < 4; i++) await d.t.http.get('/api/v1/public/ping').set('X-Api-Key', widget.key).expect(200);
+    await d.t.http.get('/api/v1/public/ping').set('X-Api-Key', server.key).expect(403); // no public scope
+    const { nonce } = await issueNonce(d.t, widget.key, 'https://shop.example.com');
+    await d.t.http.post('/api/v1/nonces/verify').set('X-Api-Key', server.key).send({ nonce }).expect(200);
+    await account.addUser('DEVELOPER');
+    await account.addUser('ANALYST');
+    for (const [email, role] of [
+      [`a-rather-long-address-of-an-analyst-${randomUUID().slice(0, 8)}@example.com`, 'ANALYST'],
+      [`admin-${randomUUID()}@example.com`, 'ADMIN'],
+    ])
+      await d.t.http
+        .post('/api/v1/team/invitations')
+        .set('Authorization', `Bearer ${account.owner.token}`)
+        .send({ email, role })
+        .expect(201);
+  }, 120_000);
+  afterAll(() => d?.close());
+
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`fits every page and dialog into ${viewport.width} px, with the actions on screen and no serious axe finding`, async () => {
+      const { width } = viewport;
+      /** What is wrong on each page and dialog: page-wide scrolling and axe's serious findings. */
+      const findings: string[] = [];
+      const seen: string[] = [];
+      const check = async (page: Page, where: string) => {
+        seen.push(where);
+        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
+        if (scrollWidth > width) findings.push(`${where}: the page is ${scrollWidth} px wide`);
+        // The current page's link, on the signed-in pages.
+        const current = await page.evaluate(() => {
+          const box = document.querySelector('nav a.active')?.getBoundingClientRect();
+          return box && { left: box.left, right: box.right };
+        });
+        if (current && (current.left < 0 || current.right > width))
+          findings.push(`${where}: the current page's link spans ${current.left}–${current.right} px`);
+        for (const violation of await axeViolations(page)) findings.push(`${where}: ${violation}`);
+      };
+      /** A button of a list's row: on screen without scrolling sideways, then clicked. */
+      const reachAndClick = async (button: Locator, where: string) => {
+        await button.scrollIntoViewIfNeeded();
+        const box = (await button.boundingBox())!;
+        if (box.x < 0 || box.x + box.width > width) findings.push(`${where}: the button spans ${box.x}–${box.x + box.width} px`);
+        const hidden = await button.evaluate((el) => {
+          const wrap = el.closest('.table-wrap')!;
+          return wrap.scrollWidth - wrap.clientWidth;
+        });
+        if (hidden > 0) findings.push(`${where}: the table hides ${hidden} px sideways`);
+        await button.click();
+      };
+
+      const { context, page, problems } = await openDashboard(d, '/keys', viewport);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      await signIn(page, account.owner);
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+
+      // The navigation: every page of an OWNER, in one row on the phone (it scrolls sideways in its box).
+      const nav = page.getByRole('navigation', { name: 'Dashboard' });
+      const links = nav.getByRole('link');
+      expect(await links.allTextContents()).toEqual([
+        'API keys',
+        'Analytics',
+        'Team',
+        'Audit log',
+        'Account and plan',
+        'Profile',
+        'API reference',
+      ]);
+      const tops = new Set<number>();
+      for (const box of await Promise.all((await links.all()).map((l) => l.boundingBox()))) tops.add(Math.round(box!.y));
+      const linkHeight = (await links.first().boundingBox())!.height;
+      const navHeight = (await nav.boundingBox())!.height;
+      if (width === PHONE.width && (tops.size > 1 || navHeight > 1.5 * linkHeight))
+        findings.push(`navigation: ${tops.size} rows, ${navHeight} px tall (a link: ${linkHeight} px)`);
+      if (width === DESKTOP.width && tops.size !== 7) findings.push(`navigation: ${tops.size} rows, not a sidebar`);
+
+      // Keys: the list, each key's actions on screen, and every dialog.
+      const checkout = row(page, 'Checkout widget');
+      await checkout.waitFor();
+      const origins = checkout.getByRole('cell', { name: /https:\/\/shop\.example\.com/ });
+      const header = (await page.locator('thead').boundingBox())!; // the keys' table is the page's only one
+      if (width === PHONE.width) {
+        // A row is a block: the header row is out of sight (for screen readers only), each cell is named by its column.
+        expect(header.height).toBeLessThanOrEqual(1);
+        expect(await origins.evaluate((cell) => getComputedStyle(cell, '::before').content)).toMatch(/^"Allowed origins"/);
+      } else {
+        expect(header.height).toBeGreaterThan(10);
+        expect(await origins.evaluate((cell) => getComputedStyle(cell, '::before').content)).toBe('none');
+      }
+      await check(page, 'keys');
+      await reachAndClick(checkout.getByRole('button', { name: 'Edit Checkout widget' }), 'Edit on a key');
+      const edit = page.getByRole('dialog', { name: 'Edit Checkout widget' });
+      await edit.getByLabel('Name').waitFor();
+      await check(page, 'edit a key');
+      await edit.getByRole('button', { name: 'Cancel' }).click();
+      await reachAndClick(row(page, 'Order server').getByRole('button', { name: 'Rotate Order server' }), 'Rotate on a key');
+      await page.getByRole('dialog', { name: 'Rotate Order server' }).waitFor();
+      await check(page, 'rotate a key');
+      await page.getByRole('dialog', { name: 'Rotate Order server' }).getByRole('button', { name: 'Cancel' }).click();
+      await reachAndClick(row(page, 'Open widget').getByRole('button', { name: 'Revoke Open widget' }), 'Revoke on a key');
+      await page.getByRole('dialog', { name: 'Revoke Open widget?' }).waitFor();
+      await check(page, 'revoke a key');
+      await page.getByRole('dialog', { name: 'Revoke Open widget?' }).getByRole('button', { name: 'Cancel' }).click();
+
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const create = page.getByRole('dialog', { name: 'Create an API key' });
+      await create.getByLabel('Name').fill(`Phone test ${width}`);
+      await create.getByRole('checkbox', { name: /^verify/ }).check();
+      await create.getByRole('note').waitFor(); // the warning of a key open to any site
+      await check(page, 'create a key');
+      await create.getByRole('button', { name: 'Create key' }).click();
+      const secret = page.getByRole('dialog', { name: `The secret of Phone test ${width}` });
+      await secret.getByText('How to use it').click();
+      await secret.locator('pre').first().waitFor();
+      await check(page, 'the secret shown once, with its snippets');
+      await secret.getByRole('button', { name: 'I have stored it' }).click();
+      await page.getByLabel('Show').selectOption('all');
+      await row(page, 'Old key').waitFor();
+      // Rows that come later are named by their columns too.
+      const revoked = row(page, 'Old key').getByRole('cell', { name: 'revoked' });
+      expect(await revoked.evaluate((cell) => getComputedStyle(cell, '::before').content)).toMatch(
+        width === PHONE.width ? /^"Status"/ : /^none$/,
+      );
+      await check(page, 'keys, revoked ones too');
+
+      // Analytics: each period, and the numbers as tables.
+      await nav.getByRole('link', { name: 'Analytics' }).click();
+      await page.getByTestId('request-totals').waitFor();
+      await page.getByRole('region', { name: 'By API key' }).getByRole('row').nth(1).waitFor();
+      await check(page, 'analytics');
+      await page.getByLabel('Last 7 days').check();
+      for (const chart of await page.getByText('Show as table').all()) await chart.click();
+      await page.getByRole('table', { name: 'Requests per day by status class' }).waitFor();
+      await check(page, 'analytics over 7 days, as tables');
+
+      // Team: members, invitations, and each dialog.
+      await nav.getByRole('link', { name: 'Team' }).click();
+      const developer = row(page, /^developer-/);
+      await developer.waitFor();
+      await check(page, 'team');
+      const developerEmail = (await developer.getByRole('rowheader').textContent())!;
+      await reachAndClick(developer.getByRole('button', { name: /^Change role of / }), 'Change role on a member');
+      const roleDialog = page.getByRole('dialog', { name: `Change role of ${developerEmail}` });
+      await roleDialog.getByLabel('Role').waitFor();
+      await check(page, 'change a role');
+      await roleDialog.getByRole('button', { name: 'Cancel' }).click();
+      await reachAndClick(developer.getByRole('button', { name: /^Remove / }), 'Remove on a member');
+      await page.getByRole('dialog', { name: `Remove ${developerEmail}?` }).waitFor();
+      await check(page, 'remove a member');
+      await page
+        .getByRole('dialog', { name: `Remove ${developerEmail}?` })
+        .getByRole('button', { name: 'Cancel' })
+        .click();
+      await reachAndClick(developer.getByRole('button', { name: /^Reset password of / }), 'Reset password on a member');
+      const reset = page.getByRole('dialog', { name: `Reset password of ${developerEmail}?` });
+      await reset.waitFor();
+      await check(page, 'reset a password');
+      await reset.getByRole('button', { name: 'Make reset link' }).click();
+      const resetIssued = page.getByRole('dialog', { name: `Password reset for ${developerEmail}` });
+      const resetLink = (await resetIssued.getByTestId('one-time-link').textContent())!;
+      await check(page, 'a reset link shown once');
+      await resetIssued.getByRole('button', { name: 'Done' }).click();
+      // The pending invitations, on a tab of their own where the page has tabs.
+      const invitationsTab = page.getByRole('tab', { name: /^Pending invitations/ });
+      if ((await invitationsTab.count()) > 0) await invitationsTab.click();
+      const invited = row(page, /^a-rather-long-address/);
+      await invited.waitFor();
+      await check(page, 'team, pending invitations');
+      await reachAndClick(invited.getByRole('button', { name: /^Revoke the invitation of / }), 'Revoke on an invitation');
+      await page.getByRole('dialog', { name: /^Revoke the invitation of / }).waitFor();
+      await check(page, 'revoke an invitation');
+      await page
+        .getByRole('dialog', { name: /^Revoke the invitation of / })
+        .getByRole('button', { name: 'Cancel' })
+        .click();
+      await page.getByRole('button', { name: 'Invite', exact: true }).click();
+      const invite = page.getByRole('dialog', { name: 'Invite a member' });
+      const joiner = `joiner-${width}-${randomUUID()}@example.com`;
+      await invite.getByLabel('Email').fill(joiner);
+      await check(page, 'invite');
+      await invite.getByRole('button', { name: 'Send invitation' }).click();
+      const invitation = page.getByRole('dialog', { name: `Invitation for ${joiner}` });
+      const invitationLink = (await invitation.getByTestId('one-time-link').textContent())!;
+      await check(page, 'an invitation link shown once');
+      await invitation.getByRole('button', { name: 'Done' }).click();
+
+      // Audit log: the events, filtered, and more of them.
+      await nav.getByRole('link', { name: 'Audit log' }).click();
+      await page.getByRole('row').nth(3).waitFor();
+      await check(page, 'audit log');
+      await page.getByLabel('Action').selectOption('team.password_reset_issued');
+      await page.getByRole('button', { name: 'Clear filters' }).waitFor();
+      await page.getByRole('row').nth(1).waitFor();
+      await check(page, 'audit log, filtered');
+
+      // Account and plan, and its dialogs.
+      await nav.getByRole('link', { name: 'Account and plan' }).click();
+      // Loaded afresh, the page's link is brought into view (checked on each page) once the role's links are in.
+      await page.reload();
+      await page.getByRole('heading', { name: 'Account and plan' }).waitFor();
+      await page
+        .getByRole('button', { name: /^Switch to / })
+        .first()
+        .click();
+      const plan = page.getByRole('dialog', { name: /^Switch to / });
+      await plan.waitFor();
+      await check(page, 'change the plan');
+      await plan.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: 'Delete account…' }).click();
+      const remove = page.getByRole('dialog', { name: `Delete ${accountName}?` });
+      await remove.getByLabel('Type the account name to confirm').waitFor();
+      await check(page, 'delete the account');
+      await remove.getByRole('button', { name: 'Cancel' }).click();
+      await check(page, 'account and plan');
+
+      await nav.getByRole('link', { name: 'Profile' }).click();
+      await page.getByRole('heading', { name: 'Profile' }).waitFor();
+      await check(page, 'profile');
+      expect(problems).toEqual([]);
+      await context.close();
+
+      // The pages before sign-in, and those of the links, in a browser of someone else.
+      const visitor = await openDashboard(d, '/sign-in', viewport);
+      const guest = visitor.page;
+      await guest.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await check(guest, 'sign in');
+      await guest.getByRole('link', { name: 'Create an account' }).click();
+      await guest.getByRole('heading', { name: 'Create an account' }).waitFor();
+      await guest.locator('altcha-widget').waitFor();
+      await check(guest, 'sign up');
+      await guest.goto('/forgot-password');
+      await guest.getByRole('heading', { name: 'Forgot your password?' }).waitFor();
+      await check(guest, 'forgot password');
+      await guest.goto(resetLink.slice(d.base.length));
+      await guest.getByRole('heading', { name: 'Set a new password' }).waitFor();
+      await check(guest, 'reset password');
+      await guest.goto(invitationLink.slice(d.base.length));
+      await guest.getByText(/invites you to join/).waitFor();
+      await check(guest, 'accept an invitation');
+      await guest.goto('/confirm-email#token=ghc_nothing-of-ours');
+      await guest.getByRole('heading', { name: 'Confirm your email address' }).waitFor();
+      await guest.getByRole('alert').waitFor();
+      await check(guest, 'confirm an address');
+      await guest.goto('/no-such-page');
+      await guest.getByRole('heading', { name: 'Page not found' }).waitFor();
+      await check(guest, 'not found');
+      expect(visitor.problems).toEqual([]);
+      await visitor.context.close();
+
+      expect(seen.length).toBeGreaterThanOrEqual(28);
+      expect(findings).toEqual([]);
+    }, 240_000);
+  }
+});
