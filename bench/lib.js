@@ -482,6 +482,7 @@ module.exports = {
   killAllNow,
   request,
   expect,
+  pool,
   setupAccount,
   cannon,
   measure,
