@@ -31,7 +31,9 @@ async function runMode(modeName) {
     // The load comes from one address standing for many visitors: the per-visitor widget limit is lifted.
     const appEnv = L.appEnv({ ...env, USAGE_RECORDING: 'on', WIDGET_VISITOR_PER_MINUTE: '1000000' });
     let app = await L.startApp(appEnv);
-    const shown = Object.entries({ NODE_ENV: 'production', ...env, USAGE_RECORDING: 'on|off' }).map(([k, v]) => `${k}=${v}`);
+    const shown = Object.entries({ NODE_ENV: 'production', ...L.appNodeEnv(), ...env, USAGE_RECORDING: 'on|off' }).map(
+      ([k, v]) => `${k}=${v}`,
+    );
     commands.push(
       `${shown.join(' ')} JWT_SECRET=<random> WIDGET_SECRETS=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`,
     );
