@@ -11,6 +11,8 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
+# At most two glibc malloc arenas, as start:prod sets (docs/DECISIONS.md, "Memory footprint").
+ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

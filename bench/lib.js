@@ -113,14 +113,26 @@ function killAllNow() {
   }
 }
 
-/** The node flags the app runs with in production: those of `start:prod` in its package.json (else this checkout's). */
-function appNodeFlags(dir = appDir) {
+/** The words of `start:prod` in the package.json of `dir` (else this checkout's). */
+function startProdWords(dir) {
   const own = path.join(dir, 'package.json');
   const pkg = JSON.parse(fs.readFileSync(fs.existsSync(own) ? own : path.join(ROOT, 'package.json'), 'utf8'));
-  return pkg.scripts['start:prod'].split(/\s+/).filter((arg) => arg.startsWith('--'));
+  return pkg.scripts['start:prod'].split(/\s+/);
 }
 
-const appNodeCommand = () => ['node', ...appNodeFlags(), 'dist/main.js'].join(' ');
+/** The node flags the app runs with in production: those of `start:prod`. */
+const appNodeFlags = (dir = appDir) => startProdWords(dir).filter((arg) => arg.startsWith('--'));
+
+/** The environment `start:prod` sets before `node` (`NAME=value` words), as an object. */
+const appNodeEnv = (dir = appDir) =>
+  Object.fromEntries(
+    startProdWords(dir)
+      .filter((word) => /^[A-Z_][A-Z0-9_]*=/.test(word))
+      .map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]),
+  );
+
+const appNodeCommand = () =>
+  [...Object.entries(appNodeEnv()).map(([k, v]) => `${k}=${v}`), 'node', ...appNodeFlags(), 'dist/main.js'].join(' ');
 
 /** The secrets and bootstrap owner every benchmarked app starts with, plus `extra`. */
 function appEnv(extra) {
@@ -159,7 +171,12 @@ const dropDatabase = (adminUrl, name) => adminQuery(adminUrl, `DROP DATABASE IF 
 /** Starts the built app (dist/main.js) as `npm run start:prod` runs it and waits until /health answers. */
 async function startApp(env, nodeFlags = []) {
   const port = await freePort();
-  const child = startNode([...appNodeFlags(), ...nodeFlags, 'dist/main.js'], { NODE_ENV: 'production', PORT: String(port), ...env });
+  const child = startNode([...appNodeFlags(), ...nodeFlags, 'dist/main.js'], {
+    NODE_ENV: 'production',
+    ...appNodeEnv(),
+    PORT: String(port),
+    ...env,
+  });
   await waitHttp(child, port, '/health');
   return { child, port, pid: child.pid };
 }
@@ -469,6 +486,7 @@ module.exports = {
   pinSelfToLoadCore,
   startApp,
   appNodeFlags,
+  appNodeEnv,
   appNodeCommand,
   appEnv,
   randomKeys,
@@ -482,6 +500,7 @@ module.exports = {
   killAllNow,
   request,
   expect,
+  pool,
   setupAccount,
   cannon,
   measure,

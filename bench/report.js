@@ -156,7 +156,7 @@ ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
 ${floors.map((r) => `| _context: ${r.scenario.replace(' (stack floor)', '')}_ | ${fmt(ratio(r), 2)} ×, p99 ${fmt(r.p99)} ms | reference |`).join('\n')}`;
 }
 
-function report({ profile, argon2Ms, soak, elapsedS }) {
+function report({ profile, argon2, soak, elapsedS }) {
   const bares = results.filter((r) => r.scenario.startsWith('bare node:http'));
   const bare = L.median(bares.map((r) => r.rps));
   const row = (r) =>
@@ -234,8 +234,9 @@ the rest answer 429. The flood starts with the first measured run, so that run h
 burst of argon2 work; its p99 is the worst run's.
 
 **Memory footprint** (the RSS rows of the targets table): for each mode a fresh app, started as \`npm run start:prod\`
-starts it, is read ${FOOTPRINT.settleS} s after start (idle), then ${KEYS} keys are created and the API-key ping runs for ${FOOTPRINT.loadS} s at full
-load (50 connections) before the second reading. \`npm run bench:memory\` measures only this, in a few minutes.
+starts it, is read ${FOOTPRINT.settleS} s after start (idle), then ${KEYS} keys are created, the owner logs in ${FOOTPRINT.logins} times (${FOOTPRINT.loginWidth} at
+a time, as a team opening the dashboard together) and the API-key ping runs for ${FOOTPRINT.loadS} s at full load (50 connections)
+before the second reading. \`npm run bench:memory\` measures only this, in a few minutes.
 docs/DECISIONS.md, "Memory footprint", says where the memory goes.
 
 ## Usage recording overhead
@@ -256,9 +257,9 @@ ${soakSection(soak)}
 
 ## Password hashing
 
-argon2id verify (m=19 MiB, t=2, p=1, src/credentials/passwords.ts): **${fmt(argon2Ms, 1)} ms** per verify
+argon2id verify (${argon2?.parameters}, src/credentials/passwords.ts): **${fmt(argon2?.ms, 1)} ms** per verify
 (median of 10, measured in the load-generator process on core 1). A login at its limit (30/min per IP)
-costs the server about ${fmt((argon2Ms * 30) / 60, 1)} ms of CPU per second per client IP.
+costs the server about ${fmt((argon2?.ms * 30) / 60, 1)} ms of CPU per second per client IP.
 
 ## Where the time goes: CPU profile of the API-key allowed path
 

@@ -4,7 +4,7 @@
 // default and on PostgreSQL + Redis, profiles the API-key path and writes docs/BENCHMARKS.md.
 // `npm run bench -- --quick`: bare + API-key ping on the embedded default, short runs, no doc.
 // `npm run bench -- --widget`: only the widget's turns (challenge issue, solution → nonce, beside bare) on the embedded default, printed.
-// `npm run bench:memory` (`--memory`): only the footprint (RSS idle and after a minute of load) of both modes, no doc.
+// `npm run bench:memory` (`--memory`): only the footprint (RSS idle, and after a burst of logins and a minute of load) of both modes, no doc.
 // Loopback only; every loop is bounded; servers are killed on the way out, even on failure.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -31,7 +31,9 @@ async function runMode(modeName) {
     // The load comes from one address standing for many visitors: the per-visitor widget limit is lifted.
     const appEnv = L.appEnv({ ...env, USAGE_RECORDING: 'on', WIDGET_VISITOR_PER_MINUTE: '1000000' });
     let app = await L.startApp(appEnv);
-    const shown = Object.entries({ NODE_ENV: 'production', ...env, USAGE_RECORDING: 'on|off' }).map(([k, v]) => `${k}=${v}`);
+    const shown = Object.entries({ NODE_ENV: 'production', ...L.appNodeEnv(), ...env, USAGE_RECORDING: 'on|off' }).map(
+      ([k, v]) => `${k}=${v}`,
+    );
     commands.push(
       `${shown.join(' ')} JWT_SECRET=<random> WIDGET_SECRETS=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`,
     );
@@ -101,14 +103,14 @@ async function main() {
   await runBare('bare node:http (end)');
   if (!QUICK) for (const mode of Object.keys(MODES)) await runFootprint(mode);
   let profile;
-  let argon2Ms;
+  let argon2;
   if (!QUICK) {
     L.log('profiling the API-key allowed path');
     profile = await runProfile();
-    argon2Ms = await argon2Cost();
+    argon2 = await argon2Cost();
   }
   const soak = SOAK_MINUTES > 0 ? await runSoak() : undefined;
-  const doc = report({ profile, argon2Ms, soak, elapsedS: (Date.now() - t0) / 1000 });
+  const doc = report({ profile, argon2, soak, elapsedS: (Date.now() - t0) / 1000 });
   if (QUICK) {
     console.log(
       `\n${doc

@@ -34,7 +34,12 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     const email = normalizeEmail(rawEmail);
     await this.lockout.assertNotLocked(email, ip);
     const select = { id: true, accountId: true, passwordHash: true, tokenVersion: true, emailConfirmedAt: true } as const;
-    const { user, verified } = await verifyLogin(() => this.prisma.user.findUnique({ where: { email }, select }), password);
+    const { user, verified, rehashed } = await verifyLogin(() => this.prisma.user.findUnique({ where: { email }, select }), password);
+    if (verified && user !== null && rehashed !== undefined) {
+      // The hash was made with older parameters: the same password, hashed as hashPassword hashes now.
+      // Only over the hash just verified, so a password changed meanwhile stays.
+      await this.prisma.user.updateMany({ where: { id: user.id, passwordHash: user.passwordHash }, data: { passwordHash: rehashed } });
+    }
     if (!verified || user === null) {
       await this.lockout.recordFailure(email, ip);
       if (user !== null)

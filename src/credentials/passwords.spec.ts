@@ -1,12 +1,13 @@
 import { availableParallelism } from 'node:os';
-import { hashPassword, verifyLogin, verifyPassword } from './passwords';
+import { argon2i, argon2id, hash as argon2Hash } from 'argon2';
+import { hashIsOutdated, hashPassword, verifyLogin, verifyPassword } from './passwords';
 
 describe('hashPassword', () => {
   it('produces an argon2id hash with the OWASP parameters', async () => {
     const hash = await hashPassword('correct horse battery staple');
     const [, type, version, params] = hash.split('$');
     expect([type, version]).toEqual(['argon2id', 'v=19']);
-    expect(params.split(',').sort()).toEqual(['m=19456', 'p=1', 't=2']);
+    expect(params.split(',').sort()).toEqual(['m=7168', 'p=1', 't=5']);
     expect(hash).not.toContain('correct horse');
   });
 
@@ -78,5 +79,34 @@ describe('verifyLogin', () => {
     expect(results.every((r) => r.verified)).toBe(true);
     expect(started).toBe(logins.length);
     expect(mostInSlots).toBe(slots);
+  });
+});
+
+describe('a hash made with other argon2 parameters', () => {
+  const password = 'correct horse battery staple';
+  let old: string;
+
+  beforeAll(async () => {
+    old = await argon2Hash(password, { type: argon2id, memoryCost: 65_536, timeCost: 3, parallelism: 4 });
+  });
+
+  it('is outdated, as is an argon2i hash; a hash made now is not', async () => {
+    expect(hashIsOutdated(old)).toBe(true);
+    expect(hashIsOutdated(await argon2Hash(password, { type: argon2i, memoryCost: 7168, timeCost: 5, parallelism: 1 }))).toBe(true);
+    expect(hashIsOutdated(await hashPassword(password))).toBe(false);
+  });
+
+  it('still verifies, and a right password comes back hashed anew with the current parameters', async () => {
+    const user = { passwordHash: old };
+    const right = await verifyLogin(() => Promise.resolve(user), password);
+    expect(right).toEqual({ user, verified: true, rehashed: expect.any(String) });
+    expect(hashIsOutdated(right.rehashed!)).toBe(false);
+    expect(await verifyPassword(right.rehashed!, password)).toBe(true);
+  });
+
+  it('is not hashed anew for a wrong password, nor is a current hash for the right one', async () => {
+    expect(await verifyLogin(() => Promise.resolve({ passwordHash: old }), 'wrong password')).not.toHaveProperty('rehashed');
+    const current = { passwordHash: await hashPassword(password) };
+    expect(await verifyLogin(() => Promise.resolve(current), password)).toEqual({ user: current, verified: true });
   });
 });

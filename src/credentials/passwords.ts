@@ -1,14 +1,18 @@
 import { availableParallelism } from 'node:os';
-import { argon2id, hash, verify } from 'argon2';
-
-/** OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1. */
-const OPTIONS = { type: argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+import { argon2id, hash, needsRehash, verify } from 'argon2';
 
 /**
- * argon2 runs on libuv's pool (4 threads), each computation ~30 ms of one core. Left alone, a
+ * argon2id, m=7 MiB, t=5, p=1: of the settings the OWASP Password Storage Cheat Sheet gives as equal
+ * in defence, the one with the least memory. Every libuv thread that hashes keeps its block in its
+ * malloc arena after the hash (docs/DECISIONS.md, "Password hashing").
+ */
+const OPTIONS = { type: argon2id, memoryCost: 7168, timeCost: 5, parallelism: 1 } as const;
+
+/**
+ * argon2 runs on libuv's pool (4 threads), each computation ~15–20 ms of one core. Left alone, a
  * login flood would run four at once and take every core from the event loop. So at most half
  * the cores hash at a time, each slot hashes at most a fifth of the time (after a hash, the
- * slot rests four times as long), and further logins queue: about 6 logins a second per slot,
+ * slot rests four times as long), and further logins queue: about 10 logins a second per slot,
  * plenty for a dashboard, while other requests keep their latency (docs/BENCHMARKS.md, login flood).
  */
 const MAX_CONCURRENT_HASHES = Math.max(1, Math.floor(availableParallelism() / 2));
@@ -41,22 +45,32 @@ export function hashPassword(password: string): Promise<string> {
 
 let dummyHash: Promise<string> | undefined;
 
+/** Whether `passwordHash` was made otherwise than hashPassword makes hashes now (argon2 writes its parameters into the hash). */
+export function hashIsOutdated(passwordHash: string): boolean {
+  return !passwordHash.startsWith('$argon2id$') || needsRehash(passwordHash, OPTIONS);
+}
+
 /**
  * A login: `find` looks the user up and the password is verified against their hash, both in one
  * hashing slot, so a burst of logins queues before its database look-ups too (each ~2 ms of the
  * event loop's CPU on PostgreSQL; 16 at once stalled API-key requests; docs/PERFORMANCE.md, "JWT requests and logins"). With no
  * user (or one without a password) it verifies against a hash of nothing, so an unknown email costs
- * what a wrong password does.
+ * what a wrong password does. When the password is right but its hash was made with other
+ * parameters, `rehashed` is a new hash of it, made in the same slot: the caller stores it, so only
+ * that one login pays for a second hash.
  */
 export async function verifyLogin<U extends { passwordHash: string | null }>(
   find: () => Promise<U | null>,
   password: string,
-): Promise<{ user: U | null; verified: boolean }> {
+): Promise<{ user: U | null; verified: boolean; rehashed?: string }> {
   const nothing = await (dummyHash ??= hashPassword('no user has this password')); // outside the slot: computing it takes a slot
   return withHashSlot(async () => {
     const user = await find();
-    const ok = await verify(user?.passwordHash ?? nothing, password);
-    return { user, verified: ok && user !== null && user.passwordHash !== null };
+    const stored = user?.passwordHash ?? null;
+    const ok = await verify(stored ?? nothing, password);
+    if (!ok || stored === null) return { user, verified: false };
+    if (!hashIsOutdated(stored)) return { user, verified: true };
+    return { user, verified: true, rehashed: await hash(password, OPTIONS) };
   });
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { argon2id, hash as argon2Hash } from 'argon2';
 import { sign } from 'jsonwebtoken';
 import { CLOCK_SKEW_SECONDS } from '../../src/auth/strategies/jwt.strategy';
 import { CacheInvalidation } from '../../src/cache/invalidation.service';
@@ -6,6 +7,11 @@ import { listeningPort, rawGet } from '../utils/raw-http';
 import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 
 const ROUTE = '/api/v1/api-keys';
+/** A hash's type and parameters (argon2 writes them into the hash), sorted. */
+const parametersOf = (hash: string | null) => {
+  const [, type, , params] = (hash ?? '').split('$');
+  return [type, ...(params ?? '').split(',').sort()];
+};
 
 describe('POST /api/v1/auth/login', () => {
   let t: TestApp;
@@ -60,6 +66,24 @@ describe('POST /api/v1/auth/login', () => {
     expect(locked.body.token).toBeUndefined();
     const other = await account.addUser('DEVELOPER');
     await t.http.post('/api/v1/auth/login').send({ email: other.email, password: other.password }).expect(200);
+  });
+
+  it('lets in a password hashed with older argon2 parameters and stores it hashed with the current ones, once', async () => {
+    const user = await account.addUser('DEVELOPER');
+    const old = await argon2Hash(user.password, { type: argon2id, memoryCost: 65_536, timeCost: 3, parallelism: 4 });
+    await t.prisma.user.update({ where: { id: user.id }, data: { passwordHash: old } });
+    const stored = async () => (await t.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).passwordHash;
+    const login = (password: string) => t.http.post('/api/v1/auth/login').send({ email: user.email, password });
+
+    expectError(await login('not the password'), 401, 'invalid_credentials');
+    expect(await stored()).toBe(old);
+    await login(user.password).expect(200);
+    const renewed = await stored();
+    expect(parametersOf(renewed)).toEqual(['argon2id', 'm=7168', 'p=1', 't=5']); // src/credentials/passwords.ts
+    await login(user.password).expect(200);
+    expect(await stored()).toBe(renewed);
+    // The same password, so no session ends: a token issued before the new hash still opens JWT routes.
+    await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${user.token}`).expect(200);
   });
 });
 
