@@ -8,6 +8,10 @@ import { PrismaService } from '../prisma/prisma.service';
 /** pg-boss's queue of delivery attempts: a job is one attempt of one delivery. */
 const QUEUE = 'webhook-delivery';
 const SCHEMA = 'pgboss';
+/** Jobs a worker takes at once, and attempts in flight per instance. */
+const BATCH = 10;
+/** After an enqueue, this instance's worker looks for jobs this soon: the transaction has committed by then, as a rule. */
+const WAKE_AFTER_ENQUEUE_MS = 30;
 
 export interface DeliveryJob {
   readonly deliveryId: string;
@@ -56,6 +60,8 @@ export class WebhookQueue {
   private readonly logger = new Logger(WebhookQueue.name);
   private boss?: PgBoss;
   private started = false;
+  private workerId?: string;
+  private wakeTimer?: NodeJS.Timeout;
   private readonly schedules: { name: string; cron: string; handler: () => Promise<void> }[] = [];
 
   constructor(
@@ -78,8 +84,19 @@ export class WebhookQueue {
     await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: 10, retryDelay: 5, expireInSeconds: 30 }).catch((err: Error) => {
       if (!/already exists/.test(err.message)) throw err;
     });
-    await boss.work<DeliveryJob>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
-      if (job !== undefined) await handler(job.data);
+    // A batch's attempts run side by side; each job's outcome is its own: one that throws (cut short by
+    // a stop) is failed for pg-boss to retry, the others complete. A full batch asks for the next at
+    // once: pg-boss would otherwise wait out the polling interval between batches.
+    this.workerId = await boss.work<DeliveryJob>(QUEUE, { batchSize: BATCH, pollingIntervalSeconds: 1 }, async (jobs) => {
+      await Promise.all(
+        jobs.map((job) =>
+          handler(job.data).catch((err: Error) => {
+            this.logger.warn(`Webhook delivery ${job.data.deliveryId}: ${err.message}`);
+            return boss.fail(QUEUE, job.id);
+          }),
+        ),
+      );
+      if (jobs.length === BATCH) this.wake();
     });
     for (const { name, cron, handler: run } of this.schedules) {
       await boss.createQueue(name, { name, policy: 'singleton', expireInSeconds: 600 }).catch((err: Error) => {
@@ -109,18 +126,31 @@ export class WebhookQueue {
       deliveryIds.map((deliveryId) => ({ name: QUEUE, data: { deliveryId } satisfies DeliveryJob, startAfter: startAfter?.toISOString() })),
       { db: transactionDb(tx) },
     );
+    // Due now: this instance's worker looks soon instead of at its next poll (the others poll every second).
+    if (startAfter === undefined && this.wakeTimer === undefined) {
+      this.wakeTimer = setTimeout(() => {
+        this.wakeTimer = undefined;
+        this.wake();
+      }, WAKE_AFTER_ENQUEUE_MS);
+      this.wakeTimer.unref();
+    }
   }
 
   /** Lets the attempts in hand finish (up to 12 s: a 10 s delivery and its record), then stops taking jobs. */
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    clearTimeout(this.wakeTimer);
     const boss = this.boss;
     if (boss === undefined) return;
     await new Promise<void>((resolve) => {
       boss.once('stopped', () => resolve());
       void boss.stop({ graceful: true, wait: false, timeout: 12_000, close: true }).catch(() => resolve());
     });
+  }
+
+  private wake(): void {
+    if (this.started && this.workerId !== undefined) this.boss?.notifyWorker(this.workerId);
   }
 
   private requireBoss(): PgBoss {

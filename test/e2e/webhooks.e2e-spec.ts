@@ -372,6 +372,11 @@ describe('webhook deliveries', () => {
     const [, latest] = await receiver.waitFor('/rotated', 2);
     expect(verified(again.secret, latest).type).toBe('webhook.test');
     expect(() => verified(rotated.secret, latest)).toThrow();
+    const rotations = await t.prisma.auditEvent.findMany({
+      where: { accountId: account.id, action: 'webhook.secret_rotated', targetId: hook.id },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(rotations.map((e) => e.details)).toEqual([{ gracePeriodSeconds: 600 }, { gracePeriodSeconds: 0 }]);
   });
 
   it('retries a delivered delivery on request with the same webhook-id, and refuses one still pending', async () => {
@@ -409,9 +414,14 @@ describe('webhook notices', () => {
     t = await startApp({ WEBHOOK_ALLOW_PRIVATE: 'true', WIDGET_VISITOR_PER_MINUTE: '1000' });
     account = await createAccount(t, 'free');
     secret = (
-      (await api(t, account.owner.token)
-        .create({ url: receiver.url('/notices'), events: ['rate_limit.exceeded', 'api_key.expiring', 'widget.surge_started', 'widget.surge_ended'] })
-        .expect(201)).body as { secret: string }
+      (
+        await api(t, account.owner.token)
+          .create({
+            url: receiver.url('/notices'),
+            events: ['rate_limit.exceeded', 'api_key.expiring', 'widget.surge_started', 'widget.surge_ended'],
+          })
+          .expect(201)
+      ).body as { secret: string }
     ).secret;
   });
   afterAll(async () => {
@@ -419,7 +429,8 @@ describe('webhook notices', () => {
     await receiver.close();
   });
 
-  const events = () => receiver.at('/notices').map((r) => new Webhook(secret).verify(r.body, r.headers) as { type: string; data: Record<string, unknown> });
+  const events = () =>
+    receiver.at('/notices').map((r) => new Webhook(secret).verify(r.body, r.headers) as { type: string; data: Record<string, unknown> });
 
   it('sends rate_limit.exceeded for a key’s first refusal in an hour, with its counts, and not again within the hour', async () => {
     const { id, key } = await account.createKey({ name: 'Busy' });
@@ -429,7 +440,12 @@ describe('webhook notices', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(10); // the free plan's 60 a minute
     await receiver.waitFor('/notices', 1, 15_000);
     const [event] = events().filter((e) => e.type === 'rate_limit.exceeded');
-    expect(event.data).toEqual({ apiKey: { id, name: 'Busy' }, endpoint: 'GET /api/v1/public/ping', limit: 60, refused: expect.any(Number) });
+    expect(event.data).toEqual({
+      apiKey: { id, name: 'Busy' },
+      endpoint: 'GET /api/v1/public/ping',
+      limit: 60,
+      refused: expect.any(Number),
+    });
     expect(event.data.refused).toBeGreaterThanOrEqual(1);
     for (let i = 0; i < 5; i++) expect((await ping()).status).toBe(429);
     await new Promise((r) => setTimeout(r, 7_000)); // more than a report interval
@@ -438,7 +454,11 @@ describe('webhook notices', () => {
 
   it('sends widget.surge_started once when a key’s challenges surge', async () => {
     const pro = await createAccount(t, 'pro');
-    const hook = (await api(t, pro.owner.token).create({ url: receiver.url('/surges'), events: ['widget.surge_started'] }).expect(201)).body as {
+    const hook = (
+      await api(t, pro.owner.token)
+        .create({ url: receiver.url('/surges'), events: ['widget.surge_started'] })
+        .expect(201)
+    ).body as {
       secret: string;
     };
     const { id, key } = await pro.createKey({ name: 'Signup form', scopes: ['widget'] });
@@ -468,7 +488,12 @@ describe('webhook notices', () => {
         .filter((e) => e.type === 'api_key.expiring')
         .map((e) => [(e.data.apiKey as { id: string }).id, e.data.daysLeft]);
     };
-    expect(await expiring(2)).toEqual(expect.arrayContaining([[soon.id, 7], [sooner.id, 1]]));
+    expect(await expiring(2)).toEqual(
+      expect.arrayContaining([
+        [soon.id, 7],
+        [sooner.id, 1],
+      ]),
+    );
     // Two and a half days on, the first key is within a day of expiring: its second notice.
     expect(await notices.reportExpiringKeys(new Date(Date.now() + 2.5 * 86_400_000))).toBe(1);
     expect((await expiring(3)).filter(([id]) => id === soon.id)).toEqual([
