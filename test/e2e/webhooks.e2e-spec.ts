@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { WebhookEmitter } from '../../src/webhooks/webhook-emitter';
 import { WebhookNotices } from '../../src/webhooks/webhook-notices';
 import { eventually } from '../utils/eventually';
+import { Inbox, startInbox } from '../utils/smtp';
 import { WebhookReceiver } from '../utils/webhook-receiver';
 import { createAccount, expectError, expectRateLimitHeaders, onRealServices, startApp, TestAccount, TestApp } from '../utils/test-app';
 
@@ -399,6 +400,74 @@ describe('webhook deliveries', () => {
     expectError(await owner.retry(failing.id, pending.deliveryId), 409, 'conflict');
     const actions = (await t.prisma.auditEvent.findMany({ where: { accountId: account.id, targetId: hook.id } })).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['webhook.test_sent', 'webhook.delivery_retried']));
+  });
+});
+
+/** An endpoint failing for 5 days is disabled, audited, and its account's OWNERs and ADMINs are e-mailed. */
+describe('a webhook endpoint failing for days', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+  let inbox: Inbox;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    inbox = await startInbox();
+    t = await startApp({ WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_URL: inbox.url });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+    await inbox.close();
+  });
+
+  it('is disabled after one more failure once it has failed for 5 days, and the OWNERs and ADMINs are told', async () => {
+    const account = await createAccount(t);
+    const admin = await account.addUser('ADMIN');
+    const developer = await account.addUser('DEVELOPER');
+    receiver.on('/down', (_req, res) => {
+      res.statusCode = 500;
+      res.end('still down');
+    });
+    const owner = api(t, account.owner.token);
+    const hook = (await owner.create({ url: receiver.url('/down') }).expect(201)).body as { id: string };
+    // Failing for a little under 5 days: one more failure is not enough.
+    await t.prisma.webhookEndpoint.update({
+      where: { id: hook.id },
+      data: { failingSince: new Date(Date.now() - 5 * 86_400_000 + 60_000) },
+    });
+    await owner.test(hook.id).expect(202);
+    await receiver.waitFor('/down');
+    await eventually(async () =>
+      expect((await t.prisma.webhookAttempt.count({ where: { delivery: { endpointId: hook.id } } })) >= 1).toBe(true),
+    );
+    expect((await owner.get(hook.id)).body).toMatchObject({ enabled: true });
+    // Five days and more.
+    await t.prisma.webhookEndpoint.update({
+      where: { id: hook.id },
+      data: { failingSince: new Date(Date.now() - 5 * 86_400_000 - 60_000) },
+    });
+    await owner.test(hook.id).expect(202);
+    const disabled = await eventually(async () => {
+      const e = (await owner.get(hook.id)).body as { enabled: boolean; disabledReason: string | null };
+      expect(e.enabled).toBe(false);
+      return e;
+    });
+    expect(disabled.disabledReason).toBe('failing');
+    const audited = await t.prisma.auditEvent.findFirst({
+      where: { accountId: account.id, action: 'webhook.disabled', targetId: hook.id },
+    });
+    expect(audited).toMatchObject({ actorId: null, ip: null, details: { reason: 'failing', url: receiver.url('/down') } });
+    const told = await eventually(() => {
+      const to = inbox.messages.filter((m) => m.subject === 'Gatehouse disabled a webhook endpoint').map((m) => m.to);
+      return to.length >= 2 ? to : false;
+    });
+    const addresses = JSON.stringify(told);
+    expect(addresses).toContain(account.owner.email);
+    expect(addresses).toContain(admin.email);
+    expect(addresses).not.toContain(developer.email);
+    const [mail] = inbox.messages.filter((m) => m.subject === 'Gatehouse disabled a webhook endpoint');
+    expect(mail.text).toContain(receiver.url('/down'));
+    expect(mail.text).toContain('failed for 5 days');
   });
 });
 
