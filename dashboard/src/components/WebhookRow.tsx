@@ -62,7 +62,7 @@ export function WebhookRow({
         >
           {webhook.enabled ? 'Disable' : 'Enable'}
         </button>
-        <button type="button" onClick={() => onOpen('rotate')} aria-label={`Rotate the secret of ${name}`}>
+        <button type="button" onClick={() => onOpen('rotate')} aria-label={`Rotate secret of ${name}`}>
           Rotate secret
         </button>
         <button type="button" className="danger" onClick={() => onOpen('delete')} aria-label={`Delete ${name}`}>
