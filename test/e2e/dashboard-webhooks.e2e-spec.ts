@@ -63,6 +63,11 @@ describeInBrowser('dashboard: webhooks, in Chromium', () => {
 
       await page.getByRole('button', { name: 'Add webhook' }).click();
       const add = page.getByRole('dialog', { name: 'Add a webhook' });
+      // A URL the API refuses: its reason, and nothing registered.
+      await add.getByLabel('URL').fill('ftp://example.com/hooks');
+      await add.getByRole('button', { name: 'Add webhook' }).click();
+      await add.getByRole('alert').getByText('url must be an https URL').waitFor();
+      expect(await d.t.prisma.webhookEndpoint.count({ where: { accountId: account.id } })).toBe(0);
       await add.getByLabel('URL').fill(url);
       await add.getByLabel('Description (optional)').fill('Orders');
       // Every event type is chosen by default.

@@ -19,8 +19,15 @@ export interface WebhookFields {
   description?: string;
 }
 
-/** While a delivery is pending its next attempt is seconds away: the page asks again this often. */
-const PENDING_REFRESH_MS = 2_000;
+/**
+ * How often a pending delivery is asked about: every 2 seconds while an attempt is due within a
+ * minute (a new event, a retry, the 5-second second attempt), every 30 seconds while the next is
+ * minutes or hours away; not at all once nothing is pending. Hidden tabs are not asked (TanStack Query's
+ * `refetchIntervalInBackground: false`).
+ */
+const SOON_MS = 60_000;
+const refreshEvery = (pending: boolean, soon: boolean): number | false => (soon ? 2_000 : pending ? 30_000 : false);
+const within = (iso: string | null, ms: number) => iso === null || Math.abs(new Date(iso).getTime() - Date.now()) < ms;
 
 export const webhookKeys = {
   all: ['webhooks'] as const,
@@ -33,7 +40,14 @@ export const webhooksQuery = () =>
   queryOptions({
     queryKey: webhookKeys.list(),
     queryFn: async () => unwrap(await api.GET('/api/v1/webhooks')).data,
-    refetchInterval: (query) => (query.state.data?.some((w) => w.lastDeliveryStatus === 'pending') ? PENDING_REFRESH_MS : false),
+    // The list knows when a pending delivery's event happened, not when its next attempt is due.
+    refetchInterval: (query) => {
+      const pending = query.state.data?.filter((w) => w.lastDeliveryStatus === 'pending') ?? [];
+      return refreshEvery(
+        pending.length > 0,
+        pending.some((w) => within(w.lastDeliveryAt, SOON_MS)),
+      );
+    },
   });
 
 /** `enabled: false` for a role that may not manage webhooks (the API would answer 403). */
@@ -53,8 +67,13 @@ export const deliveriesQuery = (id: string) =>
         }),
       ),
     getNextPageParam: (last) => last.nextCursor ?? undefined,
-    refetchInterval: (query) =>
-      query.state.data?.pages.some((p) => p.data.some((d) => d.status === 'pending')) ? PENDING_REFRESH_MS : false,
+    refetchInterval: (query) => {
+      const pending = query.state.data?.pages.flatMap((p) => p.data.filter((d) => d.status === 'pending')) ?? [];
+      return refreshEvery(
+        pending.length > 0,
+        pending.some((d) => within(d.nextAttemptAt, SOON_MS)),
+      );
+    },
   });
 
 export function useDeliveries(id: string) {

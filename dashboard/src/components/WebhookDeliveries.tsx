@@ -6,7 +6,7 @@ import { WebhookStatus } from './WebhookStatus';
 
 /**
  * An endpoint's delivery log (`/webhooks?endpoint=<id>`), newest first, 25 at a time; asked again
- * every 2 seconds while a delivery is pending.
+ * while a delivery is pending (api/webhooks.ts).
  */
 export function WebhookDeliveries({ webhook }: { webhook: Webhook }) {
   const deliveries = useDeliveries(webhook.id);
