@@ -200,7 +200,7 @@ describeInBrowser('dashboard: webhooks, in Chromium', () => {
     120_000,
   );
 
-  it('shows a failing receiver: the failed attempt, its answer, and when the next comes; no retry while pending', async () => {
+  it('shows a failing receiver (the failed attempt, its answer, when the next comes; no retry while pending) and one disabled for answering 410', async () => {
     const account = await createAccount(d.t);
     const path = `/failing/${randomUUID()}`;
     receiver.on(path, (_req, res) => {
@@ -230,12 +230,51 @@ describeInBrowser('dashboard: webhooks, in Chromium', () => {
     expect(await delivery.getByRole('button', { name: 'Retry' }).count()).toBe(0);
     expect(await axeViolations(page)).toEqual([]);
 
+    // A receiver that answers 410 Gone: Gatehouse disables its endpoint, and the list says why.
+    const gonePath = `/gone/${randomUUID()}`;
+    receiver.on(gonePath, (_req, res) => {
+      res.statusCode = 410;
+      res.end();
+    });
+    const gone = await d.t.http
+      .post('/api/v1/webhooks')
+      .set('Authorization', `Bearer ${account.owner.token}`)
+      .send({ url: receiver.url(gonePath), description: 'Retired' })
+      .expect(201);
+    await d.t.http.post(`/api/v1/webhooks/${gone.body.id}/test`).set('Authorization', `Bearer ${account.owner.token}`).expect(202);
+    await receiver.waitFor(gonePath, 1);
+
     await page.getByRole('link', { name: '← All webhooks' }).click();
     const listed = row(page, receiver.url(path));
     await listed
       .getByRole('cell')
       .filter({ hasText: /pending 500/ })
       .waitFor();
+    const retired = row(page, receiver.url(gonePath));
+    await retired.getByText('by Gatehouse: the receiver answered 410 Gone').waitFor();
+    await retired.getByRole('button', { name: 'Enable Retired' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('pages the delivery log 25 at a time with "Load more"', async () => {
+    const account = await createAccount(d.t);
+    const auth = { Authorization: `Bearer ${account.owner.token}` };
+    const created = await d.t.http
+      .post('/api/v1/webhooks')
+      .set(auth)
+      .send({ url: receiver.url(`/many/${randomUUID()}`) })
+      .expect(201);
+    for (let i = 0; i < 26; i++) await d.t.http.post(`/api/v1/webhooks/${created.body.id}/test`).set(auth).expect(202);
+    const { context, page, problems } = await openDashboard(d, `/webhooks?endpoint=${created.body.id}`);
+    await signIn(page, account.owner);
+    const log = page.locator('ol.deliveries > li');
+    await log.nth(24).waitFor();
+    expect(await log.count()).toBe(25);
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await log.nth(25).waitFor();
+    expect(await log.count()).toBe(26);
+    await page.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
     expect(problems).toEqual([]);
     await context.close();
   });
