@@ -5,6 +5,7 @@
 // headless Chromium (Debian's, as the browser tests use).
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
+const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const L = require('../bench/lib');
@@ -14,6 +15,15 @@ const OUT = path.join(L.ROOT, 'docs/screenshots');
 /** Page path → file name and what must be on screen before the picture is taken. */
 const PAGES = [
   { path: '/keys', file: 'keys.png', ready: (page) => page.getByRole('row', { name: /Checkout page/ }).waitFor() },
+  {
+    path: '/webhooks',
+    file: 'webhooks.png',
+    ready: (page) =>
+      page
+        .getByRole('row', { name: /Order service/ })
+        .getByText('delivered')
+        .waitFor(),
+  },
   { path: '/analytics', file: 'analytics.png', ready: (page) => page.locator('canvas').first().waitFor() },
   {
     path: '/team?tab=invitations',
@@ -34,13 +44,33 @@ async function main() {
   L.setLogDir(tmp);
   if (!process.argv.includes('--no-build'))
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: L.ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  const app = await L.startApp(L.appEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn' }));
+  // Webhook receivers on loopback (WEBHOOK_ALLOW_PRIVATE lets endpoints point there): one answers 200,
+  // the other 503, so the webhooks page shows a delivered and a failing endpoint.
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.statusCode = req.url === '/hooks/directory' ? 503 : 200;
+      res.end(res.statusCode === 200 ? 'ok' : 'maintenance');
+    });
+  });
+  await new Promise((done) => receiver.listen(0, '127.0.0.1', done));
+  const hook = (p) => `http://127.0.0.1:${receiver.address().port}${p}`;
+  const app = await L.startApp(L.appEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true' }));
   const browser = await L.launchChromium();
   try {
     const call = (method, url, body, headers = {}) => L.request(method, app.port, url, { body, headers });
     const login = await L.expect(call('POST', '/api/v1/auth/login', L.OWNER), 200, 'login');
     const auth = { authorization: `Bearer ${login.token}` };
     await L.expect(call('PATCH', '/api/v1/account', { name: 'Acme Shop' }, auth), 200, 'rename');
+    const webhooks = [
+      { url: hook('/hooks/orders'), description: 'Order service', events: ['api_key.created', 'api_key.revoked'] },
+      { url: hook('/hooks/directory'), description: 'Staff directory', events: ['member.joined', 'member.removed'] },
+      { url: hook('/hooks/audit') },
+    ];
+    for (const webhook of webhooks) {
+      const { id } = await L.expect(call('POST', '/api/v1/webhooks', webhook, auth), 201, 'webhook');
+      await L.expect(call('POST', `/api/v1/webhooks/${id}/test`, undefined, auth), 202, 'webhook test');
+    }
     const keys = [
       { name: 'Checkout page', scopes: ['widget'], allowedOrigins: ['https://shop.example.com'] },
       { name: 'Order server', scopes: ['verify'] },
@@ -96,6 +126,8 @@ async function main() {
   } finally {
     await browser.close();
     await L.stop(app.child);
+    receiver.closeAllConnections();
+    receiver.close();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }

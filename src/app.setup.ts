@@ -21,7 +21,7 @@ import { publishAuthToRouteConfig } from './common/declared-routes';
 import { installCors } from './cors/cors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { refuseUndeclaredQueries } from './common/undeclared-query';
-import { DASHBOARD_ASSET_ROUTE, DASHBOARD_PAGES } from './dashboard/dashboard-pages';
+import { DASHBOARD_ASSET_ROUTE } from './dashboard/dashboard-pages';
 
 export const API_PREFIX = 'api/v1';
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -87,14 +87,7 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
  */
 export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
   app.setGlobalPrefix(API_PREFIX, {
-    exclude: [
-      'health',
-      'health/live',
-      'health/ready',
-      'widget/v1/gatehouse.js',
-      ...DASHBOARD_PAGES.map((page) => `/${page}`),
-      DASHBOARD_ASSET_ROUTE,
-    ],
+    exclude: ['health', 'health/live', 'health/ready', 'widget/v1/gatehouse.js', DASHBOARD_ASSET_ROUTE],
   });
   app.enableShutdownHooks();
   const config = app.get<AppConfig>(APP_CONFIG);

@@ -9,3 +9,8 @@ export function formatDay(iso: string | null | undefined, never = '—'): string
   if (!iso) return never;
   return new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
 }
+
+/** A moment to the second, for what happens seconds apart (a webhook's attempts). */
+export function formatMoment(iso: string): string {
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+}

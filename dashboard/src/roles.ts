@@ -9,6 +9,7 @@ export type Me = components['schemas']['MeDto'];
  */
 export const can = {
   manageKeys: (role: Role) => role !== 'ANALYST',
+  manageWebhooks: (role: Role) => role !== 'ANALYST',
   manageTeam: (role: Role) => role === 'OWNER' || role === 'ADMIN',
   editAccount: (role: Role) => role === 'OWNER' || role === 'ADMIN',
   changePlan: (role: Role) => role === 'OWNER',

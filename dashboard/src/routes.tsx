@@ -15,6 +15,7 @@ import { ResetPasswordPage } from './pages/ResetPassword';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { TeamPage } from './pages/Team';
+import { WebhooksPage } from './pages/Webhooks';
 
 /**
  * Every path here is also in src/dashboard/dashboard-pages.ts, which serves index.html for it; paths
@@ -35,6 +36,7 @@ export const router = createBrowserRouter([
         children: [
           { path: '/', caseSensitive: true, element: <Home /> },
           { path: '/keys', caseSensitive: true, element: <KeysPage /> },
+          { path: '/webhooks', caseSensitive: true, element: <WebhooksPage /> },
           { path: '/team', caseSensitive: true, element: <TeamPage /> },
           { path: '/analytics', caseSensitive: true, element: <AnalyticsPage /> },
           { path: '/audit', caseSensitive: true, element: <AuditPage /> },

@@ -16,6 +16,7 @@ export const DASHBOARD_PAGES = [
   'accept-invitation',
   'confirm-email',
   'keys',
+  'webhooks',
   'team',
   'analytics',
   'audit',

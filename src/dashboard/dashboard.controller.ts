@@ -1,9 +1,12 @@
 import { Controller, Get, Logger, OnModuleInit, Param, Req, Res } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { Public, SkipRateLimit } from '../common/auth.decorators';
 import { BuiltFile, sendBuilt } from '../common/built-file';
 import { AppError } from '../common/errors/app-error';
+import { ERROR_CONTENT_TYPE, errorBody } from '../common/errors/error-body';
 import type { Reply, Request } from '../common/request';
 import { DashboardPage } from './dashboard-page';
 import { DASHBOARD_ASSET_ROUTE, DASHBOARD_DIR, DASHBOARD_PAGES } from './dashboard-pages';
@@ -34,15 +37,29 @@ export class DashboardController implements OnModuleInit {
   private readonly logger = new Logger(DashboardController.name);
   private readonly assets = new Map<string, BuiltFile>();
 
-  constructor(private readonly page: DashboardPage) {}
+  constructor(
+    private readonly page: DashboardPage,
+    private readonly adapter: HttpAdapterHost,
+  ) {}
 
+  /**
+   * The page paths are Fastify routes of their own, outside Nest's router: the global /api/v1
+   * prefix never meets them, so a page may share its path with an API resource (`/webhooks` is a
+   * page, `/api/v1/webhooks` the API). Excluding a path from the prefix instead would take it off
+   * every controller's route of that path, the API's included.
+   */
   onModuleInit(): void {
     if (!this.page.built) this.logger.warn(`${NOT_BUILT} Until then its pages answer 404.`);
+    const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
+    for (const path of DASHBOARD_PAGES) fastify.get(`/${path}`, (req, reply) => this.servePage(req, reply));
   }
 
-  @Get([...DASHBOARD_PAGES])
-  servePage(@Req() req: Request, @Res() reply: Reply): void {
-    if (!this.page.send(req, reply)) throw new AppError('not_found', NOT_BUILT);
+  private servePage(req: Request, reply: Reply): void {
+    if (this.page.send(req, reply)) return;
+    void reply
+      .status(404)
+      .type(ERROR_CONTENT_TYPE)
+      .send(errorBody(new AppError('not_found', NOT_BUILT), req.id));
   }
 
   @Get(DASHBOARD_ASSET_ROUTE)

@@ -97,6 +97,7 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       const links = nav.getByRole('link');
       expect(await links.allTextContents()).toEqual([
         'API keys',
+        'Webhooks',
         'Analytics',
         'Team',
         'Audit log',

@@ -46,6 +46,11 @@ export function Layout() {
               <NavLink to="/keys">API keys</NavLink>
             </li>
           )}
+          {role && can.manageWebhooks(role) && (
+            <li>
+              <NavLink to="/webhooks">Webhooks</NavLink>
+            </li>
+          )}
           <li>
             <NavLink to="/analytics">Analytics</NavLink>
           </li>
