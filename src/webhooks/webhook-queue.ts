@@ -8,8 +8,13 @@ import { PrismaService } from '../prisma/prisma.service';
 /** pg-boss's queue of delivery attempts: a job is one attempt of one delivery. */
 const QUEUE = 'webhook-delivery';
 const SCHEMA = 'pgboss';
-/** Jobs a worker takes at once, and attempts in flight per instance. */
-const BATCH = 10;
+/** Jobs a worker takes at once. */
+const BATCH = 5;
+/**
+ * Workers per instance, each fetching its own batches: a worker waits for its whole batch, so a
+ * receiver that hangs for the full 10 s holds up one worker's batch, not the instance.
+ */
+const WORKERS = 4;
 /** After an enqueue, this instance's worker looks for jobs this soon: the transaction has committed by then, as a rule. */
 const WAKE_AFTER_ENQUEUE_MS = 30;
 
@@ -60,7 +65,7 @@ export class WebhookQueue {
   private readonly logger = new Logger(WebhookQueue.name);
   private boss?: PgBoss;
   private started = false;
-  private workerId?: string;
+  private readonly workerIds: string[] = [];
   private wakeTimer?: NodeJS.Timeout;
   private readonly schedules: { name: string; cron: string; handler: () => Promise<void> }[] = [];
 
@@ -85,19 +90,22 @@ export class WebhookQueue {
       if (!/already exists/.test(err.message)) throw err;
     });
     // A batch's attempts run side by side; each job's outcome is its own: one that throws (cut short by
-    // a stop) is failed for pg-boss to retry, the others complete. A full batch asks for the next at
-    // once: pg-boss would otherwise wait out the polling interval between batches.
-    this.workerId = await boss.work<DeliveryJob>(QUEUE, { batchSize: BATCH, pollingIntervalSeconds: 1 }, async (jobs) => {
-      await Promise.all(
-        jobs.map((job) =>
-          handler(job.data).catch((err: Error) => {
-            this.logger.warn(`Webhook delivery ${job.data.deliveryId}: ${err.message}`);
-            return boss.fail(QUEUE, job.id);
-          }),
-        ),
-      );
-      if (jobs.length === BATCH) this.wake();
-    });
+    // a stop) is failed for pg-boss to retry, the others complete. A worker whose batch was full asks
+    // for the next at once: pg-boss would otherwise wait out the polling interval between batches.
+    for (let i = 0; i < WORKERS; i++) {
+      const id = await boss.work<DeliveryJob>(QUEUE, { batchSize: BATCH, pollingIntervalSeconds: 1 }, async (jobs) => {
+        await Promise.all(
+          jobs.map((job) =>
+            handler(job.data).catch((err: Error) => {
+              this.logger.warn(`Webhook delivery ${job.data.deliveryId}: ${err.message}`);
+              return boss.fail(QUEUE, job.id);
+            }),
+          ),
+        );
+        if (jobs.length === BATCH) boss.notifyWorker(id);
+      });
+      this.workerIds.push(id);
+    }
     for (const { name, cron, handler: run } of this.schedules) {
       await boss.createQueue(name, { name, policy: 'singleton', expireInSeconds: 600 }).catch((err: Error) => {
         if (!/already exists/.test(err.message)) throw err;
@@ -150,7 +158,7 @@ export class WebhookQueue {
   }
 
   private wake(): void {
-    if (this.started && this.workerId !== undefined) this.boss?.notifyWorker(this.workerId);
+    if (this.started) for (const id of this.workerIds) this.boss?.notifyWorker(id);
   }
 
   private requireBoss(): PgBoss {

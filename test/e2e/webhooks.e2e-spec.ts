@@ -328,6 +328,30 @@ describe('webhook deliveries', () => {
     expect(x.delivery.status).toBe('pending');
   });
 
+  it('gives up on a receiver that does not answer within 10 s, and delivers to others meanwhile', async () => {
+    const hanging: import('node:http').ServerResponse[] = [];
+    receiver.on('/hang', (_req, res) => hanging.push(res));
+    const hang = await register('/hang');
+    const quick = await register('/quick');
+    await owner.test(hang.id).expect(202);
+    await receiver.waitFor('/hang');
+    await owner.test(quick.id).expect(202);
+    const [answered] = await receiver.waitFor('/quick');
+    expect(answered.at - receiver.at('/hang')[0].at).toBeLessThan(9_000); // not queued behind the hanging one
+    const [d] = await eventually(
+      async () => {
+        const list = await deliveriesOf(hang.id);
+        expect(list[0].attempts).toHaveLength(1);
+        return list;
+      },
+      { timeoutMs: 20_000 },
+    );
+    expect(d.attempts[0]).toMatchObject({ responseStatus: null, error: 'no complete answer within 10 s' });
+    expect(d.attempts[0].durationMs).toBeGreaterThanOrEqual(10_000);
+    expect(d.status).toBe('pending');
+    for (const res of hanging) res.destroy();
+  }, 40_000);
+
   it('disables an endpoint that answers 410 Gone, and audits it', async () => {
     receiver.on('/gone', (_req, res) => {
       res.statusCode = 410;
