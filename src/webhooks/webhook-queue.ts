@@ -15,6 +15,12 @@ const BATCH = 5;
  * receiver that hangs for the full 10 s holds up one worker's batch, not the instance.
  */
 const WORKERS = 4;
+/**
+ * How often an idle worker looks for due jobs. On PostgreSQL other instances' events appear only so;
+ * the embedded database has one instance, which wakes its workers itself when it enqueues, so its
+ * polls find only retries falling due, and cost the request path less when rarer (one PGlite).
+ */
+const POLL_SECONDS = { postgres: 1, embedded: 5 } as const;
 /** After an enqueue, this instance's worker looks for jobs this soon: the transaction has committed by then, as a rule. */
 const WAKE_AFTER_ENQUEUE_MS = 30;
 
@@ -93,7 +99,8 @@ export class WebhookQueue {
     // a stop) is failed for pg-boss to retry, the others complete. A worker whose batch was full asks
     // for the next at once: pg-boss would otherwise wait out the polling interval between batches.
     for (let i = 0; i < WORKERS; i++) {
-      const id = await boss.work<DeliveryJob>(QUEUE, { batchSize: BATCH, pollingIntervalSeconds: 1 }, async (jobs) => {
+      const pollingIntervalSeconds = POLL_SECONDS[pglite === undefined ? 'postgres' : 'embedded'];
+      const id = await boss.work<DeliveryJob>(QUEUE, { batchSize: BATCH, pollingIntervalSeconds }, async (jobs) => {
         await Promise.all(
           jobs.map((job) =>
             handler(job.data).catch((err: Error) => {
