@@ -16,6 +16,23 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** Resolves once a redis-server on `port` answers PING; throws if none does within 5 s. */
+async function untilAnswers(port: number): Promise<void> {
+  const answers = async () => {
+    const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+      await client.ping();
+    } finally {
+      client.disconnect();
+    }
+  };
+  await eventually(answers, { intervalMs: 50 }).catch((err: Error) => {
+    throw new Error(`redis-server did not start on ${port}: ${err.message}`);
+  });
+}
+
 /** A redis-server of the test's own on a spare port, to stop, freeze and restart (never the shared one). */
 export class PrivateRedis {
   private process?: ChildProcess;
@@ -45,19 +62,7 @@ export class PrivateRedis {
     this.process = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
-    const answers = async () => {
-      const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      client.on('error', () => undefined);
-      try {
-        await client.connect();
-        await client.ping();
-      } finally {
-        client.disconnect();
-      }
-    };
-    await eventually(answers, { intervalMs: 50 }).catch((err: Error) => {
-      throw new Error(`redis-server did not start on ${this.port}: ${err.message}`);
-    });
+    await untilAnswers(this.port);
   }
 
   freeze(): void {
@@ -171,19 +176,7 @@ export class PrivateRedisCluster {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
     args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(this.dir, `nodes-${port}.conf`), '--cluster-node-timeout', '2000');
     this.processes.set(port, spawn('redis-server', args, { cwd: this.dir, stdio: 'ignore' }));
-    await eventually(
-      async () => {
-        const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-        client.on('error', () => undefined);
-        try {
-          await client.connect();
-          await client.ping();
-        } finally {
-          client.disconnect();
-        }
-      },
-      { intervalMs: 50 },
-    );
+    await untilAnswers(port);
   }
 
   /** Every node says the cluster is ok (all slots served). */
