@@ -36,13 +36,10 @@ export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShut
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(
-      () => {
-        void this.reportRefusals().catch((err: Error) => this.logger.warn(`Rate-limit events: ${err.message}`));
-        void this.reportSurges().catch((err: Error) => this.logger.warn(`Surge events: ${err.message}`));
-      },
-      REFUSALS_EVERY_MS,
-    );
+    this.timer = setInterval(() => {
+      void this.reportRefusals().catch((err: Error) => this.logger.warn(`Rate-limit events: ${err.message}`));
+      void this.reportSurges().catch((err: Error) => this.logger.warn(`Surge events: ${err.message}`));
+    }, REFUSALS_EVERY_MS);
     this.timer.unref();
   }
 
@@ -79,7 +76,7 @@ export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShut
    * report the start and cleared by the first to report the end, each in the transaction that emits.
    */
   async reportSurges(now = new Date()): Promise<void> {
-    for (const change of this.surges.drain()) {
+    for (const change of this.surges.drain(now.getTime())) {
       await this.prisma.$transaction(async (tx) => {
         const claimed = await tx.apiKey.updateMany({
           where: { id: change.keyId, surgeStartedAt: change.started ? null : { not: null } },

@@ -42,10 +42,10 @@ export class SurgeLog {
     } else if (this.surging.size < SurgeLog.MAX_KEYS) this.surging.set(keyId, { accountId, level, lastAt: this.now(), reported: false });
   }
 
-  /** Keys that began surging since the last call, and keys that have been quiet long enough to have stopped. */
-  drain(): SurgeChange[] {
+  /** Keys that began surging since the last call, and keys that have been quiet long enough to have stopped by `now`. */
+  drain(now = this.now()): SurgeChange[] {
     const changes: SurgeChange[] = [];
-    const quietSince = this.now() - SURGE_QUIET_MS;
+    const quietSince = now - SURGE_QUIET_MS;
     for (const [keyId, s] of this.surging) {
       if (s.lastAt <= quietSince) {
         this.surging.delete(keyId);

@@ -545,11 +545,11 @@ describe('webhook notices', () => {
     expect(events().filter((e) => e.type === 'rate_limit.exceeded')).toHaveLength(1);
   });
 
-  it('sends widget.surge_started once when a key’s challenges surge', async () => {
+  it('sends widget.surge_started once when a key’s challenges surge, and widget.surge_ended 2 minutes after it is over', async () => {
     const pro = await createAccount(t, 'pro');
     const hook = (
       await api(t, pro.owner.token)
-        .create({ url: receiver.url('/surges'), events: ['widget.surge_started'] })
+        .create({ url: receiver.url('/surges'), events: ['widget.surge_started', 'widget.surge_ended'] })
         .expect(201)
     ).body as {
       secret: string;
@@ -566,6 +566,14 @@ describe('webhook notices', () => {
     await new Promise((r) => setTimeout(r, 6_000)); // more than a report interval: the surge goes on, no second event
     expect(receiver.at('/surges')).toHaveLength(1);
     expect((await t.prisma.apiKey.findUniqueOrThrow({ where: { id } })).surgeStartedAt).not.toBeNull();
+    // Three minutes on, without a raised challenge since: the surge is over.
+    await t.app.get(WebhookNotices).reportSurges(new Date(Date.now() + 3 * 60_000));
+    const [, ended] = await receiver.waitFor('/surges', 2);
+    expect(new Webhook(hook.secret).verify(ended.body, ended.headers)).toMatchObject({
+      type: 'widget.surge_ended',
+      data: { apiKey: { id, name: 'Signup form' } },
+    });
+    expect((await t.prisma.apiKey.findUniqueOrThrow({ where: { id } })).surgeStartedAt).toBeNull();
   });
 
   it('sends api_key.expiring 7 days and 1 day before a key expires, once each', async () => {
@@ -573,6 +581,10 @@ describe('webhook notices', () => {
     const soon = await account.createKey({ name: 'Three days', expiresAt: new Date(Date.now() + 3 * 86_400_000).toISOString() });
     const sooner = await account.createKey({ name: 'Half a day', expiresAt: new Date(Date.now() + 12 * 3_600_000).toISOString() });
     await account.createKey({ name: 'A month', expiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+    // The check runs on pg-boss's schedule, once a slot across instances.
+    expect(await t.prisma.$queryRawUnsafe('SELECT name, cron FROM pgboss.schedule')).toEqual([
+      { name: 'api-key-expiry', cron: '*/15 * * * *' },
+    ]);
     expect(await notices.reportExpiringKeys()).toBe(2);
     expect(await notices.reportExpiringKeys()).toBe(0);
     const expiring = async (n: number) => {
