@@ -49,8 +49,11 @@ export class DashboardController implements OnModuleInit {
    * every controller's route of that path, the API's included.
    */
   onModuleInit(): void {
+    // An application context without a server (the CLI, `npm run account:create`) serves no pages.
+    const http = this.adapter.httpAdapter as HttpAdapterHost['httpAdapter'] | undefined;
+    if (http === undefined || http === null) return;
     if (!this.page.built) this.logger.warn(`${NOT_BUILT} Until then its pages answer 404.`);
-    const fastify = this.adapter.httpAdapter.getInstance<FastifyInstance>();
+    const fastify = http.getInstance<FastifyInstance>();
     for (const path of DASHBOARD_PAGES) fastify.get(`/${path}`, (req, reply) => this.servePage(req, reply));
   }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { AppProcess } from '../utils/app-process';
 import { eventually } from '../utils/eventually';
-import { onRealServices } from '../utils/test-app';
+import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-app';
 import { WebhookReceiver } from '../utils/webhook-receiver';
 
 const OWNER = { email: `owner-${randomUUID()}@example.com`, password: 'a long enough owner passphrase' };
@@ -20,6 +20,7 @@ describe('a webhook delivery whose instance is killed mid-attempt', () => {
   const instances: AppProcess[] = [];
   let dataDir: string | undefined;
   const held: ServerResponse[] = [];
+  let setup: TestApp | undefined;
 
   beforeAll(async () => {
     receiver = await WebhookReceiver.start();
@@ -31,6 +32,7 @@ describe('a webhook delivery whose instance is killed mid-attempt', () => {
   });
   afterAll(async () => {
     await Promise.all(instances.map((i) => i.kill('SIGKILL')));
+    await setup?.close();
     for (const res of held) res.destroy();
     await receiver.close();
     if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
@@ -55,12 +57,24 @@ describe('a webhook delivery whose instance is killed mid-attempt', () => {
     };
     const first = await AppProcess.start(env);
     instances.push(first);
-    const login = await fetch(`${first.url}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(OWNER),
-    });
-    const { token } = (await login.json()) as { token: string };
+    let token: string;
+    if (onRealServices) {
+      // The shared database has users already, so no bootstrap owner: an account of the test's own,
+      // its token signed with the instances' JWT secret. Closed at once, so that only the instances
+      // under test take deliveries.
+      setup = await startApp(env);
+      token = (await createAccount(setup)).owner.token;
+      await setup.close();
+      setup = undefined;
+    } else {
+      const login = await fetch(`${first.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(OWNER),
+      });
+      expect(login.status).toBe(200);
+      token = ((await login.json()) as { token: string }).token;
+    }
     const auth = { authorization: `Bearer ${token}` };
     const created = await fetch(`${first.url}/api/v1/webhooks`, {
       method: 'POST',
