@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { IN_MEMORY, loadConfig } from '../config/app-config';
-import { dumpEmbedded, requestBackup, verifyBackup, writeWhole } from '../prisma/embedded-backup';
+import { dumpEmbedded, verifyBackup, withSnapshot, writeWhole } from '../prisma/embedded-backup';
 import { embeddedPaths, isRunning, lockDataDir, lockOwner } from '../prisma/embedded-directory';
 import { pgliteModule } from '../prisma/pglite-module';
 
@@ -10,31 +10,41 @@ const USAGE = `Writes a consistent copy of the embedded database (DATA_DIR) to F
 
   npm run db:backup -- FILE
 
-While the service runs, the service makes the copy and hands it over DATA_DIR/pglite.backup.sock;
-when it is stopped, this opens the directory itself. The copy is opened and checked before FILE is
+While the service runs, it is asked over DATA_DIR/pglite.backup.sock for a copy of its directory
+(DATA_DIR/pglite.snapshot, removed afterwards), made while its queries wait; when it is stopped,
+this opens the directory itself. The copy is opened and checked before FILE is
 written (whole, or not at all). On PostgreSQL (DATABASE_URL) use pg_dump (README, "Backups").`;
 
-/** From the running service, or from the stopped directory; which, for the report. */
+/** A copy of the database in `directory`, which nothing else has open. */
+async function dump(directory: string): Promise<Buffer> {
+  const pglite = new PGlite(directory, { wasmModule: await pgliteModule() });
+  try {
+    return await dumpEmbedded(pglite);
+  } finally {
+    await pglite.close();
+  }
+}
+
+/** From the running service's snapshot, or from the stopped directory; which, for the report. */
 async function copy(dataDir: string): Promise<{ bytes: Buffer; from: string }> {
   const { lock, database, backupSocket } = embeddedPaths(dataDir);
   const owner = lockOwner(lock);
   if (owner !== undefined && owner !== process.pid && isRunning(owner)) {
-    const bytes = await requestBackup(backupSocket).catch((err: NodeJS.ErrnoException) => {
+    return withSnapshot(backupSocket, async ({ snapshot, pausedMs }) => ({
+      bytes: await dump(snapshot),
+      from: `from the running service (process ${owner}; its queries waited ${pausedMs} ms)`,
+    })).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'ECONNREFUSED')
-        throw new Error(`process ${owner} holds ${dataDir} but does not answer on ${backupSocket} (is it Gatehouse, and this version?)`);
+        throw new Error(`process ${owner} holds ${dataDir} but does not answer on ${backupSocket} (is it Gatehouse, and this version?)`, {
+          cause: err,
+        });
       throw err;
     });
-    return { bytes, from: `from the running service (process ${owner})` };
   }
   const release = lockDataDir(dataDir);
   try {
     if (!existsSync(database)) throw new Error(`${dataDir} holds no embedded database (no ${database})`);
-    const pglite = new PGlite(database, { wasmModule: await pgliteModule() });
-    try {
-      return { bytes: await dumpEmbedded(pglite), from: 'from the stopped data directory' };
-    } finally {
-      await pglite.close();
-    }
+    return { bytes: await dump(database), from: 'from the stopped data directory' };
   } finally {
     release();
   }

@@ -1,23 +1,26 @@
 import { chmodSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { cp, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { PGlite } from '@electric-sql/pglite';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig, IN_MEMORY } from '../config/app-config';
-import { type BackupHeader, dumpEmbedded, sha256 } from './embedded-backup';
+import type { BackupAnswer } from './embedded-backup';
 import { embeddedPaths } from './embedded-directory';
 import { PrismaService } from './prisma.service';
 
 /**
- * `npm run db:backup` while the service runs: a second process cannot open the embedded database
- * the service holds (one process per data directory), so the service makes the copy itself and
- * hands it over a Unix socket, `DATA_DIR/pglite.backup.sock` (mode 0600: only the user that runs the
- * service, who can read DATA_DIR anyway, can ask). Nothing listens on a network port. See
- * docs/DECISIONS.md, "Backups of the embedded database".
+ * `npm run db:backup` while the service runs. A second process cannot open the embedded database
+ * the service holds (one process per data directory), so the service copies its directory, on disk,
+ * to `DATA_DIR/pglite.snapshot` while no query runs, and the CLI makes the backup file from that copy
+ * in its own process (and memory). The CLI asks over a Unix socket, `DATA_DIR/pglite.backup.sock`
+ * (mode 0600: only the user that runs the service, who can read DATA_DIR anyway); nothing listens
+ * on a network port. See docs/DECISIONS.md, "Backups of the embedded database".
  */
 @Injectable()
 export class BackupSocket implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(BackupSocket.name);
   private server?: Server;
-  private path?: string;
+  private busy = false;
 
   constructor(
     private readonly prisma: PrismaService,
@@ -27,40 +30,69 @@ export class BackupSocket implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     const pglite = this.prisma.pglite;
     if (pglite === undefined || this.config.dataDir === IN_MEMORY || process.platform === 'win32') return;
-    const path = embeddedPaths(this.config.dataDir).backupSocket;
-    rmSync(path, { force: true }); // left by a process that was killed: this one holds the lock
+    const { backupSocket, snapshot } = embeddedPaths(this.config.dataDir);
+    // Left by a process that was killed, or a CLI that was: this process holds the lock.
+    rmSync(backupSocket, { force: true });
+    rmSync(snapshot, { recursive: true, force: true });
     const server = createServer({ allowHalfOpen: true }, (conn) => {
-      conn.on('error', () => undefined); // the CLI went away: nothing to answer
-      conn.once('data', () => {
-        const started = Date.now();
-        dumpEmbedded(pglite).then(
-          (bytes) => {
-            const header: BackupHeader = { ok: true, bytes: bytes.length, sha256: sha256(bytes) };
-            conn.write(`${JSON.stringify(header)}\n`);
-            conn.end(bytes);
-            this.logger.log(`Backup of the embedded database: ${bytes.length} bytes in ${Date.now() - started} ms`);
-          },
-          (err: Error) => {
-            const header: BackupHeader = { ok: false, error: err.message };
-            conn.end(`${JSON.stringify(header)}\n`);
-            this.logger.error(`Backup of the embedded database failed: ${err.message}`);
-          },
-        );
-      });
+      conn.on('error', () => undefined); // the CLI went away: what it left is removed on close
+      conn.on('end', () => conn.end());
+      conn.once('data', () => void this.answer(conn, pglite));
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(path, () => resolve());
+      server.listen(backupSocket, () => resolve());
     });
-    chmodSync(path, 0o600);
+    chmodSync(backupSocket, 0o600);
     server.unref();
     this.server = server;
-    this.path = path;
+  }
+
+  /**
+   * One backup at a time. The snapshot stays while the CLI reads it, which it does with the
+   * connection open: when the connection closes (done, or the CLI killed) the snapshot is removed.
+   */
+  private async answer(conn: Socket, pglite: PGlite): Promise<void> {
+    if (this.busy) {
+      conn.end(`${JSON.stringify({ ok: false, error: 'another backup is under way' } satisfies BackupAnswer)}\n`);
+      return;
+    }
+    this.busy = true;
+    const { snapshot } = embeddedPaths(this.config.dataDir);
+    conn.once('close', () => {
+      rmSync(snapshot, { recursive: true, force: true });
+      this.busy = false;
+    });
+    let answer: BackupAnswer;
+    try {
+      answer = { ok: true, snapshot, pausedMs: await this.copy(pglite, snapshot) };
+      this.logger.log(`Backup of the embedded database: directory copied in ${answer.pausedMs} ms (queries waited meanwhile)`);
+    } catch (err) {
+      answer = { ok: false, error: (err as Error).message };
+      this.logger.error(`Backup of the embedded database failed: ${answer.error}`);
+    }
+    conn.write(`${JSON.stringify(answer)}\n`);
+  }
+
+  /**
+   * CHECKPOINT (the table files take every committed change), then the directory copied on disk
+   * while PGlite's transaction lock is held: every query, statement and transaction of this process
+   * waits for the copy (none is half done in it); requests that need no query go on. How long it
+   * paused them, in ms.
+   */
+  private async copy(pglite: PGlite, snapshot: string): Promise<number> {
+    const { database } = embeddedPaths(this.config.dataDir);
+    await rm(snapshot, { recursive: true, force: true });
+    await pglite.exec('CHECKPOINT');
+    const started = Date.now();
+    await pglite._runExclusiveTransaction(() => cp(database, snapshot, { recursive: true }));
+    return Date.now() - started;
   }
 
   async onModuleDestroy(): Promise<void> {
     if (this.server === undefined) return;
+    const { backupSocket } = embeddedPaths(this.config.dataDir);
     await new Promise<void>((resolve) => this.server!.close(() => resolve()));
-    rmSync(this.path!, { force: true });
+    rmSync(backupSocket, { force: true });
   }
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
@@ -67,29 +66,38 @@ export function writeWhole(file: string, bytes: Buffer): void {
   fsyncDirectory(dirname(file));
 }
 
-/** The first line the running service sends on the backup socket; the tarball follows when ok. */
-export type BackupHeader = { ok: true; bytes: number; sha256: string } | { ok: false; error: string };
+/** The line the running service answers on the backup socket. */
+export type BackupAnswer = { ok: true; snapshot: string; pausedMs: number } | { ok: false; error: string };
 
-export const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
-
-/** Asks the service listening on `socket` for a backup; rejects with ENOENT/ECONNREFUSED when none listens. */
-export function requestBackup(socket: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+/**
+ * Asks the service listening on `socket` for a snapshot of its directory and runs `use` on it; the
+ * connection stays open meanwhile, and its end tells the service to remove the snapshot. Rejects
+ * with ENOENT/ECONNREFUSED when nothing listens.
+ */
+export function withSnapshot<T>(socket: string, use: (answer: { snapshot: string; pausedMs: number }) => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let received = '';
+    let answered = false;
     const conn = connect(socket);
-    conn.on('connect', () => conn.end('backup\n'));
-    conn.on('data', (chunk: Buffer) => chunks.push(chunk));
+    conn.on('connect', () => conn.write('backup\n'));
     conn.on('error', reject);
     conn.on('end', () => {
-      const all = Buffer.concat(chunks);
-      const newline = all.indexOf(0x0a);
-      if (newline < 0) return reject(new Error('the running service closed the connection without an answer'));
-      const header = JSON.parse(all.subarray(0, newline).toString('utf8')) as BackupHeader;
-      if (!header.ok) return reject(new Error(`the running service could not make it: ${header.error}`));
-      const body = all.subarray(newline + 1);
-      if (body.length !== header.bytes || sha256(body) !== header.sha256)
-        return reject(new Error(`the copy arrived incomplete (${body.length} of ${header.bytes} bytes)`));
-      resolve(body);
+      if (!answered) reject(new Error('the running service closed the connection without an answer'));
+    });
+    conn.on('data', (chunk: Buffer) => {
+      if (answered) return;
+      received += chunk.toString('utf8');
+      const newline = received.indexOf('\n');
+      if (newline < 0) return;
+      answered = true;
+      const answer = JSON.parse(received.slice(0, newline)) as BackupAnswer;
+      if (!answer.ok) {
+        conn.end();
+        return reject(new Error(`the running service could not make it: ${answer.error}`));
+      }
+      use(answer)
+        .then(resolve, reject)
+        .finally(() => conn.end());
     });
   });
 }

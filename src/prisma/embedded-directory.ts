@@ -15,12 +15,19 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 
 /** Where, under DATA_DIR, the embedded database lives, is made, and is locked. */
-export function embeddedPaths(dataDir: string): { database: string; creating: string; lock: string; backupSocket: string } {
+export function embeddedPaths(dataDir: string): {
+  database: string;
+  creating: string;
+  lock: string;
+  backupSocket: string;
+  snapshot: string;
+} {
   return {
     database: join(dataDir, 'pglite'),
     creating: join(dataDir, 'pglite.creating'),
     lock: join(dataDir, 'pglite.lock'),
     backupSocket: join(dataDir, 'pglite.backup.sock'),
+    snapshot: join(dataDir, 'pglite.snapshot'),
   };
 }
 

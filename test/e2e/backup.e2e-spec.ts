@@ -111,8 +111,9 @@ const snapshot = (dir: string): string[] =>
       const writtenDuring = acknowledged.length - before.length;
       stopped = true;
       await Promise.all(writers);
-      expect(backup).toEqual({ code: 0, out: expect.stringContaining(`from the running service (process ${app.pid})`) });
+      expect(backup).toEqual({ code: 0, out: expect.stringContaining(`from the running service (process ${app.pid};`) });
       expect(writtenDuring).toBeGreaterThan(0); // the writes went on while the copy was made
+      await eventually(() => expect(existsSync(embeddedPaths(running).snapshot)).toBe(false)); // its disk space is given back
       console.log(`${backup.out.trim()}\nWrites during the backup: ${during.length}, slowest ${Math.round(Math.max(...during))} ms`);
     } finally {
       stopped = true;
