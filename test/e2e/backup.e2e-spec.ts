@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,7 +15,7 @@ const OWNER = { email: 'owner@example.com', password: 'a long enough password' }
 
 /** `npm run db:backup` / `db:restore` as an operator runs them (the built CLI): exit code and all it printed. */
 async function cli(
-  command: 'db-backup' | 'db-restore' | 'create-account',
+  command: 'db-backup' | 'db-restore' | 'db-export' | 'db-import',
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number; out: string }> {
@@ -67,8 +67,8 @@ const snapshot = (dir: string): string[] =>
     })
     .sort();
 
-// Backups of the embedded database: made while the service runs and writes, restored into a stopped directory.
-(onRealServices ? describe.skip : describe)('npm run db:backup / db:restore', () => {
+// Backups of the embedded database, made while the service runs and writes and restored into a stopped directory; its data moved to PostgreSQL.
+(onRealServices ? describe.skip : describe)('npm run db:backup, db:restore, db:export, db:import', () => {
   const secrets = { JWT_SECRET: randomBytes(32).toString('hex'), WIDGET_SECRETS: randomBytes(32).toString('hex') };
   const env = (dataDir: string) => ({
     DATA_DIR: dataDir,
@@ -179,4 +179,55 @@ const snapshot = (dir: string): string[] =>
     expect(await cli('db-backup', [file], url)).toEqual({ code: 1, out: expect.stringContaining('back up PostgreSQL with pg_dump') });
     expect(await cli('db-restore', [file], url)).toEqual({ code: 1, out: expect.stringContaining('restore PostgreSQL with pg_restore') });
   });
+
+  it('moves the embedded data to PostgreSQL: exported, imported, and the app on PostgreSQL signs in the same owner and takes the same keys', async () => {
+    const moving = join(work, 'moving');
+    const app = await AppProcess.start(env(moving));
+    let key: string;
+    let names: string[];
+    try {
+      const token = await signIn(app);
+      key = await fetch(`${app.url}/api/v1/api-keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ name: 'moves to PostgreSQL', scopes: ['public'] }),
+      }).then(async (r) => ((await r.json()) as { key: string }).key);
+      expect((await fetch(`${app.url}/api/v1/public/ping`, { headers: { 'x-api-key': key } })).status).toBe(200);
+      names = await keyNames(app, token);
+    } finally {
+      await app.stop();
+    }
+    const sql = join(work, 'gatehouse.sql');
+    expect(await cli('db-export', [sql], env(moving))).toEqual({ code: 0, out: expect.stringContaining(`Wrote ${sql}`) });
+
+    const psql = (command: string) => execFileSync('psql', ['-q', '-h', '127.0.0.1', '-U', 'postgres', '-d', 'test', '-c', command]);
+    const name = `gatehouse_move_${randomUUID().replaceAll('-', '')}`;
+    const url = `postgresql://postgres@127.0.0.1/${name}`;
+    psql(`CREATE DATABASE ${name}`);
+    try {
+      execFileSync(join(ROOT, 'node_modules/.bin/prisma'), ['migrate', 'deploy'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: url },
+        stdio: 'ignore',
+      });
+      expect(await cli('db-import', [sql], { DATABASE_URL: url })).toEqual({ code: 0, out: expect.stringContaining('Loaded') });
+      // A second import finds the owner there and changes nothing.
+      expect(await cli('db-import', [sql], { DATABASE_URL: url })).toEqual({
+        code: 1,
+        out: expect.stringContaining('holds 1 user(s) already'),
+      });
+
+      const { DATA_DIR: _dir, ...rest } = env(moving);
+      const onPostgres = await AppProcess.start({ ...rest, DATABASE_URL: url });
+      try {
+        expect(await keyNames(onPostgres, await signIn(onPostgres))).toEqual(names);
+        expect((await fetch(`${onPostgres.url}/api/v1/public/ping`, { headers: { 'x-api-key': key } })).status).toBe(200);
+        expect((await fetch(`${onPostgres.url}/api/v1/public/ping`, { headers: { 'x-api-key': `${key}x` } })).status).toBe(401);
+      } finally {
+        await onPostgres.stop();
+      }
+    } finally {
+      psql(`DROP DATABASE ${name} WITH (FORCE)`);
+    }
+  }, 180_000);
 });
