@@ -16,6 +16,9 @@ import { PrismaService } from './prisma.service';
  * (mode 0600: only the user that runs the service, who can read DATA_DIR anyway); nothing listens
  * on a network port. See docs/DECISIONS.md, "Backups of the embedded database".
  */
+/** Longer socket paths are cut short without an error (Linux takes 107 bytes, macOS 103). */
+const MAX_SOCKET_PATH = 103;
+
 @Injectable()
 export class BackupSocket implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(BackupSocket.name);
@@ -31,6 +34,10 @@ export class BackupSocket implements OnModuleInit, OnModuleDestroy {
     const pglite = this.prisma.pglite;
     if (pglite === undefined || this.config.dataDir === IN_MEMORY || process.platform === 'win32') return;
     const { backupSocket, snapshot } = embeddedPaths(this.config.dataDir);
+    if (Buffer.byteLength(backupSocket) > MAX_SOCKET_PATH) {
+      this.logger.warn(`npm run db:backup cannot reach this process (DATA_DIR's path is too long for a socket): back up with it stopped`);
+      return;
+    }
     // Left by a process that was killed, or a CLI that was: this process holds the lock.
     rmSync(backupSocket, { force: true });
     rmSync(snapshot, { recursive: true, force: true });
@@ -39,10 +46,15 @@ export class BackupSocket implements OnModuleInit, OnModuleDestroy {
       conn.on('end', () => conn.end());
       conn.once('data', () => void this.answer(conn, pglite));
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(backupSocket, () => resolve());
+    const listening = await new Promise<boolean>((resolve) => {
+      server.once('error', (err: Error) => {
+        // Serve all the same: only a backup of the running process is not to be had.
+        this.logger.warn(`npm run db:backup cannot reach this process (${err.message}): back up with it stopped`);
+        resolve(false);
+      });
+      server.listen(backupSocket, () => resolve(true));
     });
+    if (!listening) return;
     chmodSync(backupSocket, 0o600);
     server.unref();
     this.server = server;
