@@ -15,8 +15,20 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 
 /** Where, under DATA_DIR, the embedded database lives, is made, and is locked. */
-export function embeddedPaths(dataDir: string): { database: string; creating: string; lock: string } {
-  return { database: join(dataDir, 'pglite'), creating: join(dataDir, 'pglite.creating'), lock: join(dataDir, 'pglite.lock') };
+export function embeddedPaths(dataDir: string): {
+  database: string;
+  creating: string;
+  lock: string;
+  backupSocket: string;
+  snapshot: string;
+} {
+  return {
+    database: join(dataDir, 'pglite'),
+    creating: join(dataDir, 'pglite.creating'),
+    lock: join(dataDir, 'pglite.lock'),
+    backupSocket: join(dataDir, 'pglite.backup.sock'),
+    snapshot: join(dataDir, 'pglite.snapshot'),
+  };
 }
 
 /** PostgreSQL numbers what is made after initdb from this OID on, and names a relation's files after it. */
@@ -43,7 +55,7 @@ function fsyncPath(path: string): void {
 }
 
 /** PGlite never calls fsync (its Node file system has none): the new directory is flushed before it is renamed into place. */
-function fsyncTree(dir: string): void {
+export function fsyncTree(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) fsyncTree(path);
@@ -52,7 +64,7 @@ function fsyncTree(dir: string): void {
   fsyncDirectory(dir);
 }
 
-function fsyncDirectory(dir: string): void {
+export function fsyncDirectory(dir: string): void {
   try {
     fsyncPath(dir);
   } catch (err) {
@@ -95,7 +107,7 @@ export async function completeDatabaseDirectory(dataDir: string, create: (dir: s
 
 const locked = new Set<string>();
 
-function lockOwner(lock: string): number | undefined {
+export function lockOwner(lock: string): number | undefined {
   try {
     const pid = Number.parseInt(readFileSync(lock, 'utf8'), 10);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
@@ -105,7 +117,7 @@ function lockOwner(lock: string): number | undefined {
   }
 }
 
-function isRunning(pid: number): boolean {
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { BackupSocket } from './backup-socket';
 import { openDatabase } from './database';
 import { EmbeddedVacuum } from './embedded-vacuum';
 import { DATABASE, PrismaService } from './prisma.service';
@@ -10,6 +11,7 @@ import { DATABASE, PrismaService } from './prisma.service';
     { provide: DATABASE, inject: [APP_CONFIG], useFactory: (config: AppConfig) => openDatabase(config) },
     PrismaService,
     EmbeddedVacuum,
+    BackupSocket,
   ],
   exports: [PrismaService],
 })
