@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Registry, type Metric } from 'prom-client';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import type { WidgetEvent } from '../usage/usage.recorder';
 import { CounterChild, CounterFamily, HistogramChild, HistogramFamily } from './families';
 
 const LATENCY_BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -11,6 +10,8 @@ const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 type RouteChildren = ReadonlyArray<{ readonly requests: CounterChild; readonly latency: HistogramChild }>;
 
 export type TrackerKind = 'apiKey' | 'user' | 'ip';
+/** The widget events analytics counts (usage.recorder.ts's WIDGET_EVENTS; a new one there fails to compile until added here). */
+export type WidgetEvent = 'challenge_issued' | 'challenge_solved' | 'challenge_failed' | 'nonce_valid' | 'nonce_invalid';
 export type WebhookOutcome = 'delivered' | 'retrying' | 'failed';
 
 /**
