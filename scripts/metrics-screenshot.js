@@ -155,13 +155,14 @@ function fmt(v, unit) {
 
 /** One panel as Grafana's time series draws it: an SVG of lines, axis labels, a legend. */
 function panelHtml(panel, series) {
-  const W = 560;
+  const W = (560 * panel.gridPos.w) / 12;
   const H = 190;
   const pad = { l: 70, r: 10, t: 10, b: 22 };
   const all = [...series.values()].flat().filter(([, v]) => Number.isFinite(v));
   const t0 = Math.min(...all.map(([t]) => t));
   const t1 = Math.max(...all.map(([t]) => t));
-  const maxV = Math.max(...all.map(([, v]) => v), panel.fieldConfig.defaults.unit === 'percentunit' ? 1 : 0) * 1.1 || 1;
+  const percent = panel.fieldConfig.defaults.unit === 'percentunit';
+  const maxV = percent ? 1 : Math.max(...all.map(([, v]) => v)) * 1.1 || 1;
   const x = (t) => pad.l + ((t - t0) / Math.max(t1 - t0, 1)) * (W - pad.l - pad.r);
   const y = (v) => H - pad.b - (v / maxV) * (H - pad.t - pad.b);
   const unit = panel.fieldConfig.defaults.unit;

@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppError } from '../common/errors/app-error';
+import { ERROR_CONTENT_TYPE, errorBody } from '../common/errors/error-body';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Metrics } from './metrics';
 
@@ -24,15 +26,15 @@ export function installMetricsRoute(app: NestFastifyApplication): void {
     .get('/metrics', async (req, reply) => {
       const sent = req.headers.authorization;
       if (typeof sent !== 'string' || !timingSafeEqual(digest(sent), expected)) {
+        const error =
+          sent === undefined
+            ? new AppError('missing_credentials', 'GET /metrics needs Authorization: Bearer METRICS_TOKEN.')
+            : new AppError('invalid_token', 'That is not the METRICS_TOKEN.');
         return reply
           .code(401)
           .header('www-authenticate', 'Bearer realm="metrics"')
-          .send({
-            statusCode: 401,
-            error: 'unauthorized',
-            message: 'GET /metrics needs Authorization: Bearer METRICS_TOKEN.',
-            requestId: req.id,
-          });
+          .header('content-type', ERROR_CONTENT_TYPE)
+          .send(errorBody(error, req.id));
       }
       return reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
     });

@@ -76,7 +76,7 @@ export class Metrics {
     LATENCY_BOUNDS,
   );
 
-  private readonly routes = new Map<string, RouteChildren>();
+  private readonly routes = new Map<string, Map<string, RouteChildren>>();
   private readonly trackers: Record<TrackerKind, readonly [CounterChild, CounterChild]>;
   private readonly widgetEvents: Record<WidgetEvent, CounterChild>;
   private readonly webhookOutcomes: Record<WebhookOutcome, CounterChild>;
@@ -115,15 +115,17 @@ export class Metrics {
 
   /** One answered request; `route` is the route template ('' when no route matched). */
   request(method: string, route: string, status: number, seconds: number): void {
-    const key = route === '' ? `${method} unmatched` : `${method} ${route}`;
-    let children = this.routes.get(key);
+    // Route, then method: both strings are the router's own, so no string is built per request.
+    let byMethod = this.routes.get(route);
+    if (byMethod === undefined) this.routes.set(route, (byMethod = new Map<string, RouteChildren>()));
+    let children = byMethod.get(method);
     if (children === undefined) {
       const label = route === '' ? 'unmatched' : route;
       children = STATUS_CLASSES.map((c) => ({
         requests: this.httpRequests.labels(method, label, c),
         latency: this.httpLatency.labels(method, label, c),
       }));
-      this.routes.set(key, children);
+      byMethod.set(method, children);
     }
     const c = children[Math.min(Math.max(Math.floor(status / 100), 1), 5) - 1];
     c.requests.value += 1;

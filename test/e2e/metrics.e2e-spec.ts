@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { createAccount, createPlan, startApp, type TestAccount, type TestApp } from '../utils/test-app';
+import { createAccount, createPlan, expectError, startApp, type TestAccount, type TestApp } from '../utils/test-app';
 import { freePort } from '../utils/private-redis';
 import { WebhookReceiver } from '../utils/webhook-receiver';
 import { issueNonce, solvedAltcha } from '../utils/widget';
@@ -76,10 +76,13 @@ describe('Metrics', () => {
     };
 
     it('refuses a scrape without the token or with a wrong one (401), counting nothing as an API request', async () => {
-      for (const auth of [undefined, 'Bearer wrong', `Bearer ${TOKEN}x`, TOKEN]) {
-        const req = t.http.get('/metrics');
-        const res = await (auth === undefined ? req : req.set('Authorization', auth));
-        expect({ auth, status: res.status, error: res.body?.error }).toEqual({ auth, status: 401, error: 'unauthorized' });
+      const missing = await t.http.get('/metrics');
+      expectError(missing, 401, 'missing_credentials');
+      expect(missing.headers['www-authenticate']).toBe('Bearer realm="metrics"');
+      for (const auth of ['Bearer wrong', `Bearer ${TOKEN}x`, TOKEN, `Basic ${TOKEN}`]) {
+        const res = await t.http.get('/metrics').set('Authorization', auth);
+        expectError(res, 401, 'invalid_token');
+        expect({ auth, text: res.text.includes(TOKEN) }).toEqual({ auth, text: false });
         expect(res.headers['x-ratelimit-limit']).toBeUndefined();
       }
     });
