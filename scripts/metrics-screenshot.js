@@ -223,7 +223,13 @@ async function main() {
   const hook = (p) => `http://127.0.0.1:${receiver.address().port}${p}`;
   const metricsPort = 30_000 + crypto.randomInt(20_000);
   const app = await L.startApp(
-    L.appEnv({ DATA_DIR: path.join(tmp, 'data'), LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE: 'true', METRICS_PORT: String(metricsPort) }),
+    L.appEnv({
+      DATA_DIR: path.join(tmp, 'data'),
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WIDGET_VISITOR_PER_MINUTE: '100000', // one visitor here stands for many
+      METRICS_PORT: String(metricsPort),
+    }),
   );
   const browser = await L.launchChromium();
   try {
