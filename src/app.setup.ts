@@ -22,7 +22,7 @@ import { installCors } from './cors/cors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { refuseUndeclaredQueries } from './common/undeclared-query';
 import { Metrics } from './metrics/metrics';
-import { installMetricsRoute } from './metrics/metrics-server';
+import { installMetricsRoute, METRICS_ENDPOINT } from './metrics/metrics-server';
 import { DASHBOARD_ASSET_ROUTE } from './dashboard/dashboard-pages';
 
 export const API_PREFIX = 'api/v1';
@@ -156,8 +156,8 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   if (metrics.enabled) {
     // One addition and one histogram observation per answer, on children bound once per route (docs/PERFORMANCE.md, "Metrics").
     fastify.addHook('onResponse', (req, reply, done) => {
-      const route = req.routeOptions.url ?? '';
-      if (route !== '/metrics') metrics.request(req.method, route, reply.statusCode, reply.elapsedTime / 1000);
+      const endpoint = endpointOf(req);
+      if (endpoint !== METRICS_ENDPOINT) metrics.request(endpoint, reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
   }

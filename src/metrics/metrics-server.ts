@@ -7,6 +7,9 @@ import { ERROR_CONTENT_TYPE, errorBody } from '../common/errors/error-body';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Metrics } from './metrics';
 
+/** The scrape's own endpoint (endpointOf), left out of the HTTP metrics. */
+export const METRICS_ENDPOINT = 'GET /metrics';
+
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
 /**

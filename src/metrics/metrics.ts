@@ -4,6 +4,8 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { CounterChild, CounterFamily, HistogramChild, HistogramFamily } from './families';
 
 const LATENCY_BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** endpointOf's route part for a request no route matched. */
+const UNMATCHED = '(unmatched)';
 const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
 
 /** A route's counters, one per status class (index: status / 100 - 1). */
@@ -76,7 +78,7 @@ export class Metrics {
     LATENCY_BOUNDS,
   );
 
-  private readonly routes = new Map<string, Map<string, RouteChildren>>();
+  private readonly routes = new Map<string, RouteChildren>();
   private readonly trackers: Record<TrackerKind, readonly [CounterChild, CounterChild]>;
   private readonly widgetEvents: Record<WidgetEvent, CounterChild>;
   private readonly webhookOutcomes: Record<WebhookOutcome, CounterChild>;
@@ -113,19 +115,22 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
   }
 
-  /** One answered request; `route` is the route template ('' when no route matched). */
-  request(method: string, route: string, status: number, seconds: number): void {
-    // Route, then method: both strings are the router's own, so no string is built per request.
-    let byMethod = this.routes.get(route);
-    if (byMethod === undefined) this.routes.set(route, (byMethod = new Map<string, RouteChildren>()));
-    let children = byMethod.get(method);
+  /**
+   * One answered request, by its endpoint (endpointOf: "METHOD /route/template", one string object
+   * per route, already made for the limiter and usage, so nothing is built here per request).
+   */
+  request(endpoint: string, status: number, seconds: number): void {
+    let children = this.routes.get(endpoint);
     if (children === undefined) {
-      const label = route === '' ? 'unmatched' : route;
+      const space = endpoint.indexOf(' ');
+      const method = endpoint.slice(0, space);
+      const route = endpoint.slice(space + 1);
+      const label = route === UNMATCHED ? 'unmatched' : route;
       children = STATUS_CLASSES.map((c) => ({
         requests: this.httpRequests.labels(method, label, c),
         latency: this.httpLatency.labels(method, label, c),
       }));
-      byMethod.set(method, children);
+      this.routes.set(endpoint, children);
     }
     const c = children[Math.min(Math.max(Math.floor(status / 100), 1), 5) - 1];
     c.requests.value += 1;
