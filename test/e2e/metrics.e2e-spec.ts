@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { createAccount, createPlan, expectError, startApp, type TestAccount, type TestApp } from '../utils/test-app';
-import { freePort } from '../utils/private-redis';
+import { freePort, PrivateRedis } from '../utils/private-redis';
 import { WebhookReceiver } from '../utils/webhook-receiver';
 import { issueNonce, solvedAltcha } from '../utils/widget';
 
@@ -162,6 +162,27 @@ describe('Metrics', () => {
       const doc = (await t.http.get('/docs-json').expect(200)).body as { paths: Record<string, unknown> };
       expect(Object.keys(doc.paths).filter((p) => p.includes('metrics'))).toEqual([]);
     });
+  });
+
+  it('times Redis calls: the rate-limit batch and the nonce claim', async () => {
+    const redis = await PrivateRedis.start();
+    const TOKEN = 'metrics-token-for-the-redis-test-0123';
+    const t = await startApp({ METRICS_TOKEN: TOKEN, REDIS_URL: redis.url });
+    try {
+      const account = await createAccount(t);
+      const widget = (await account.createKey({ scopes: ['widget'] })).key;
+      const verifier = (await account.createKey({ scopes: ['verify'] })).key;
+      const { nonce } = await issueNonce(t, widget);
+      await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', verifier).send({ nonce }).expect(200);
+      const samples = parse((await t.http.get('/metrics').set('Authorization', `Bearer ${TOKEN}`).expect(200)).text);
+      expect(sum(samples, 'gatehouse_redis_call_duration_seconds_count', { call: 'rate-limit-batch' })).toBeGreaterThanOrEqual(5);
+      // The solution when the nonce is issued, the nonce when it is verified.
+      expect(sum(samples, 'gatehouse_redis_call_duration_seconds_count', { call: 'nonce-claim' })).toBe(2);
+      expect(sum(samples, 'gatehouse_redis_call_duration_seconds_sum', { call: 'nonce-claim' })).toBeGreaterThan(0);
+    } finally {
+      await t.close();
+      await redis.kill();
+    }
   });
 
   it('with METRICS_PORT: served on that port without auth, and not on the main port', async () => {
