@@ -8,6 +8,7 @@ import { HttpModule } from './http/http.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { MailModule } from './mail/mailer';
 import { HealthModule } from './health/health.module';
 import { NoncesModule } from './nonces/nonces.module';
@@ -30,6 +31,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule,
+        MetricsModule,
         MailModule,
         PrismaModule,
         CacheModule,

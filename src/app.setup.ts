@@ -21,6 +21,8 @@ import { publishAuthToRouteConfig } from './common/declared-routes';
 import { installCors } from './cors/cors';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 import { refuseUndeclaredQueries } from './common/undeclared-query';
+import { Metrics } from './metrics/metrics';
+import { installMetricsRoute, METRICS_ENDPOINT } from './metrics/metrics-server';
 import { DASHBOARD_ASSET_ROUTE } from './dashboard/dashboard-pages';
 
 export const API_PREFIX = 'api/v1';
@@ -83,7 +85,8 @@ export function createFastifyAdapter(config: AppConfig): FastifyAdapter {
  * 5. The validation pipe: the route's DTOs.
  * 6. The controller.
  * 7. AppExceptionFilter: every refusal and failure in the documented envelope.
- * 8. onSend / onResponse: Connection: close while draining, the request log line, usage recording.
+ * 8. onSend / onResponse: Connection: close while draining, the request log line, usage recording,
+ *    the HTTP metrics (when metrics are on).
  */
 export function configureApp(app: NestFastifyApplication): NestFastifyApplication {
   app.setGlobalPrefix(API_PREFIX, {
@@ -107,6 +110,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
     done(lifecycle.refusal());
   });
 
+  installMetricsRoute(app); // before the per-route hooks: not an API route
   publishAuthToRouteConfig(app);
   refuseUndeclaredQueries(app);
   installCors(app, config.dashboardOrigins);
@@ -145,6 +149,15 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
       const principal = req.user ?? req.attributedTo;
       if (principal && req.url.startsWith('/api/'))
         usage.record({ principal, endpoint: endpointOf(req), status: reply.statusCode, at: Date.now() });
+      done();
+    });
+  }
+  const metrics = app.get(Metrics);
+  if (metrics.enabled) {
+    // One addition and one histogram observation per answer, on children bound once per route (docs/PERFORMANCE.md, "Metrics").
+    fastify.addHook('onResponse', (req, reply, done) => {
+      const endpoint = endpointOf(req);
+      if (endpoint !== METRICS_ENDPOINT) metrics.request(endpoint, reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
   }

@@ -2,6 +2,7 @@ import { loadUnderFakeClock } from '../../test/utils/fake-clock';
 import type * as AuthServiceModule from './api-key-auth.service';
 import type * as InvalidationModule from '../cache/invalidation.service';
 import type { AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import type { PrismaService } from '../prisma/prisma.service';
 import type { ApiKeyUsageTracker } from './api-key-usage.tracker';
 import { generateApiKey, hashApiKey } from './api-key-secret';
@@ -63,7 +64,7 @@ describe('ApiKeyAuthService', () => {
     } as unknown as PrismaService;
     const usage = { touch: () => undefined } as unknown as ApiKeyUsageTracker;
     const config = { redis: undefined, databaseUrl: undefined, redisKeyPrefix: 'test:' } as unknown as AppConfig;
-    service = new ApiKeyAuthService(prisma, usage, new CacheInvalidation(config));
+    service = new ApiKeyAuthService(prisma, usage, new CacheInvalidation(config, new Metrics({ metrics: {} } as AppConfig)));
   });
 
   afterEach(() => jest.useRealTimers());

@@ -3,6 +3,7 @@ import type * as UserPrincipalModule from '../auth/user-principal.service';
 import type * as PlanLimitsModule from '../plans/plan-limits.service';
 import type * as InvalidationModule from './invalidation.service';
 import type { AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import type { PrismaService } from '../prisma/prisma.service';
 
 interface UserRow {
@@ -59,7 +60,7 @@ describe('users and accounts refreshed in batches', () => {
       },
     } as unknown as PrismaService;
     const config = { redis: undefined, databaseUrl: undefined, redisKeyPrefix: 'test:' } as unknown as AppConfig;
-    const invalidation = new CacheInvalidation(config);
+    const invalidation = new CacheInvalidation(config, new Metrics({ metrics: {} } as AppConfig));
     userService = new UserPrincipalService(prisma, invalidation);
     planService = new PlanLimitsService(prisma, invalidation);
   });

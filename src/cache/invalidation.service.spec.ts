@@ -1,6 +1,7 @@
 import { loadUnderFakeClock } from '../../test/utils/fake-clock';
 import type * as InvalidationModule from './invalidation.service';
 import type { AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 
 /** How often a cache re-reads an entry still in use, by where the rows live. */
 describe('CacheInvalidation caches', () => {
@@ -18,7 +19,10 @@ describe('CacheInvalidation caches', () => {
   afterEach(() => jest.useRealTimers());
 
   async function cacheFor(config: Partial<AppConfig>) {
-    const invalidation = new CacheInvalidation({ redisKeyPrefix: 'test:', ...config } as AppConfig);
+    const invalidation = new CacheInvalidation(
+      { redisKeyPrefix: 'test:', ...config } as AppConfig,
+      new Metrics({ metrics: {} } as AppConfig),
+    );
     const cache = invalidation.cache<string>('apiKeyHash', { max: 10, load: (key) => (loads.push(key), Promise.resolve(`row of ${key}`)) });
     await cache.get('k');
     return { invalidation, cache };

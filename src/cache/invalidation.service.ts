@@ -4,6 +4,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from 
 import { Client } from 'pg';
 import { connectRedis, firstConnectionAttempt, RedisClient } from '../common/redis-client';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import {
   CACHE_REFRESH_MS,
   CacheableValue,
@@ -55,7 +56,10 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
   private relisten?: NodeJS.Timeout;
   private stopped = false;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
     this.channel = `${config.redisKeyPrefix}invalidate`;
     this.pgChannel = `gatehouse_invalidate_${createHash('sha256').update(config.redisKeyPrefix).digest('hex').slice(0, 32)}`;
     this.local.setMaxListeners(20);
@@ -124,7 +128,7 @@ export class CacheInvalidation implements OnModuleInit, OnApplicationShutdown {
   /** A ReadThroughCache keyed by `topic`'s ids, whose entries this topic's invalidations drop on every instance. */
   cache<V extends CacheableValue>(topic: CacheTopic, options: Omit<ReadThroughCacheOptions<V>, 'refreshMs'>): ReadThroughCache<V> {
     const refreshMs = this.config.databaseUrl === undefined ? EMBEDDED_CACHE_REFRESH_MS : CACHE_REFRESH_MS;
-    const cache = new ReadThroughCache<V>({ ...options, refreshMs });
+    const cache = new ReadThroughCache<V>({ ...options, refreshMs, counted: this.metrics.cache(topic) });
     this.local.on(topic, (id: string) => cache.invalidate(id));
     return cache;
   }

@@ -27,6 +27,8 @@ export interface ReadThroughCacheOptions<V> {
    * for a key fails that key's refresh alone, as a failed load would.
    */
   readonly loadMany?: (keys: readonly string[]) => Promise<Array<V | undefined>>;
+  /** Counters of hits and misses of `cached` (and so of `get`), for the metrics. */
+  readonly counted?: { readonly hit: { value: number }; readonly miss: { value: number } };
 }
 
 interface Entry<V> {
@@ -71,7 +73,12 @@ export class ReadThroughCache<V extends CacheableValue> {
   /** The cached value, or undefined; a due refresh starts in the background. */
   cached(key: string): V | undefined {
     const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
+    const counted = this.options.counted;
+    if (entry === undefined) {
+      if (counted !== undefined) counted.miss.value += 1;
+      return undefined;
+    }
+    if (counted !== undefined) counted.hit.value += 1;
     const now = Date.now();
     if (entry.refreshAt <= now && !this.loading.has(key) && !this.due.has(key)) this.refresh(key);
     return entry.value;

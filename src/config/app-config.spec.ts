@@ -44,9 +44,22 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['REDIS_URL', 'http://cache'],
     ['NODE_ENV', 'staging'],
+    ['METRICS_TOKEN', 'too-short'],
+    ['METRICS_PORT', 'abc'],
+    ['METRICS_PORT', '0'],
+    ['METRICS_PORT', '70000'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name === 'NODE_ENV' ? /NODE_ENV/ : new RegExp(name));
+  });
+
+  it('turns metrics on with METRICS_TOKEN and/or METRICS_PORT, on a port other than PORT', () => {
+    expect(loadConfig({}).metrics).toEqual({ token: undefined, port: undefined });
+    expect(loadConfig({ METRICS_TOKEN: 'a-scraper-token-0123', METRICS_PORT: '9464' }).metrics).toEqual({
+      token: 'a-scraper-token-0123',
+      port: 9464,
+    });
+    expect(() => loadConfig({ METRICS_PORT: '3000' })).toThrow(/METRICS_PORT must differ from PORT/);
   });
 
   it('treats an empty PORT or JWT_EXPIRES_IN like an unset one', () => {

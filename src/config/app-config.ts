@@ -123,6 +123,20 @@ class EnvironmentVariables {
   @IsString()
   DASHBOARD_ORIGINS?: string;
 
+  /** Set: GET /metrics on the main port answers to `Authorization: Bearer <it>`. */
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'METRICS_TOKEN must be at least 16 characters' })
+  METRICS_TOKEN?: string;
+
+  /** Set: GET /metrics on this port, without auth (a private network's scraper). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'METRICS_PORT must be a port number' })
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number;
+
   @IsOptional()
   @IsString()
   BOOTSTRAP_OWNER_EMAIL?: string;
@@ -192,6 +206,13 @@ export interface AppConfig {
    * made for another site (docs/DECISIONS.md, "The dashboard may use any key").
    */
   readonly serviceOrigins: readonly string[];
+  /** Prometheus metrics (README, "Metrics"); neither set: no /metrics anywhere, no process metrics collected. */
+  readonly metrics: {
+    /** Bearer token for GET /metrics on the main port. */
+    readonly token?: string;
+    /** A separate listener serving GET /metrics without auth. */
+    readonly port?: number;
+  };
   readonly limits: {
     /** Per client IP and endpoint where no valid credential is known (login, 401s, 404s). */
     readonly anonymousPerMinute: number;
@@ -248,6 +269,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   if (badOrigin !== undefined) {
     throw new ConfigError(`DASHBOARD_ORIGINS: "${badOrigin}" is not an origin such as https://dashboard.example.com`);
   }
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
+    throw new ConfigError('METRICS_PORT must differ from PORT (or use METRICS_TOKEN to serve /metrics on the main port)');
+  }
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   const normalizedDashboardOrigins = [...new Set(dashboardOrigins.map((o) => normalizeOrigin(o)!))];
   return {
@@ -282,6 +306,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
             : env.TRUST_PROXY,
     dashboardOrigins: normalizedDashboardOrigins,
     serviceOrigins: [...new Set([new URL(publicUrl).origin, ...normalizedDashboardOrigins])],
+    metrics: { token: env.METRICS_TOKEN, port: env.METRICS_PORT },
     limits: {
       anonymousPerMinute: 30,
       widgetVisitorPerMinute: env.WIDGET_VISITOR_PER_MINUTE,

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig, IN_MEMORY } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import { PlansModule } from '../plans/plans.module';
 import { PrismaService } from '../prisma/prisma.service';
 import { NoncesController } from './nonces.controller';
@@ -8,9 +9,15 @@ import { NoncesService, SPENT_STORE } from './nonces.service';
 import { DatabaseSpentStore, LocalSpentStore, RedisSpentStore, SpentStore } from './spent-store';
 
 /** Where single use is decided: Redis when instances share one, else PostgreSQL, else this process and its data directory. */
-async function createSpentStore(config: AppConfig, prisma: PrismaService): Promise<SpentStore> {
+async function createSpentStore(config: AppConfig, prisma: PrismaService, metrics: Metrics): Promise<SpentStore> {
   if (config.redis !== undefined) {
-    const store = new RedisSpentStore(config.redis, `${config.redisKeyPrefix}spent:`, new DatabaseSpentStore(prisma));
+    const store = new RedisSpentStore(
+      config.redis,
+      `${config.redisKeyPrefix}spent:`,
+      new DatabaseSpentStore(prisma),
+      250,
+      metrics.redisCall('nonce-claim'),
+    );
     await store.ready();
     return store;
   }
@@ -23,7 +30,7 @@ async function createSpentStore(config: AppConfig, prisma: PrismaService): Promi
 @Module({
   imports: [PlansModule],
   controllers: [NoncesController],
-  providers: [NoncesService, { provide: SPENT_STORE, inject: [APP_CONFIG, PrismaService], useFactory: createSpentStore }],
+  providers: [NoncesService, { provide: SPENT_STORE, inject: [APP_CONFIG, PrismaService, Metrics], useFactory: createSpentStore }],
   exports: [NoncesService],
 })
 export class NoncesModule {}

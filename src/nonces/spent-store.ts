@@ -144,6 +144,8 @@ export class RedisSpentStore implements SpentStore {
     private readonly prefix: string,
     private readonly fallback: SpentStore,
     commandTimeoutMs = 250,
+    /** Where each claim's round trip is observed (the metrics' Redis call latency). */
+    private readonly timed?: { observe(seconds: number): void },
   ) {
     this.redis = connectRedis(target, {
       commandTimeout: commandTimeoutMs,
@@ -162,7 +164,9 @@ export class RedisSpentStore implements SpentStore {
   async claim(id: string, expiresAtMs: number): Promise<boolean> {
     if (expiresAtMs <= Date.now()) return false;
     try {
+      const started = performance.now();
       const set = await this.redis.set(this.prefix + id, '1', 'PXAT', expiresAtMs, 'NX');
+      this.timed?.observe((performance.now() - started) / 1000);
       if (this.degraded) {
         this.degraded = false;
         this.logger.warn('Redis answers again; single use is decided in Redis again');

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import { PlansModule } from '../plans/plans.module';
 import type { CounterStorage } from './counter-storage';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
@@ -9,9 +10,11 @@ import { RateLimitService, WINDOW_MS } from './rate-limit.service';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 import { RefusalLog } from './refusal-log';
 
-function createStorage(config: AppConfig): CounterStorage {
+function createStorage(config: AppConfig, metrics: Metrics): CounterStorage {
   const memory = new MemoryThrottlerStorage();
-  return config.redis === undefined ? memory : new RedisThrottlerStorage(config.redis, memory, 250, `${config.redisKeyPrefix}rl:`);
+  return config.redis === undefined
+    ? memory
+    : new RedisThrottlerStorage(config.redis, memory, 250, `${config.redisKeyPrefix}rl:`, metrics.redisCall('rate-limit-batch'));
 }
 
 /**
@@ -24,8 +27,11 @@ function createStorage(config: AppConfig): CounterStorage {
   imports: [
     PlansModule,
     ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ throttlers: [{ name: 'default', ttl: WINDOW_MS, limit: 1 }], storage: createStorage(config) }),
+      inject: [APP_CONFIG, Metrics],
+      useFactory: (config: AppConfig, metrics: Metrics) => ({
+        throttlers: [{ name: 'default', ttl: WINDOW_MS, limit: 1 }],
+        storage: createStorage(config, metrics),
+      }),
     }),
   ],
   providers: [RateLimitService, RateLimiter, RefusalLog],

@@ -4,6 +4,7 @@ import { RateLimitState, writeRateLimitHeaders } from '../common/rate-limit-head
 import { endpointOf, type Reply, type Request } from '../common/request';
 import { RateLimitService } from './rate-limit.service';
 import { RefusalLog } from './refusal-log';
+import { Metrics } from '../metrics/metrics';
 
 /**
  * The limiter's refusal, one for every 429: it carries nothing of the request (the headers are
@@ -24,6 +25,7 @@ export class RateLimiter {
   constructor(
     private readonly rateLimits: RateLimitService,
     private readonly refusals: RefusalLog,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -36,8 +38,9 @@ export class RateLimiter {
     return state.then((s) => {
       req.rateLimit = s;
       writeRateLimitHeaders(reply, s);
+      const p = req.user;
+      this.metrics.rateLimitDecision(p === null ? 'ip' : p.kind, s.exceeded);
       if (s.exceeded) {
-        const p = req.user;
         if (p?.kind === 'apiKey') this.refusals.note(p.keyId, p.accountId, endpointOf(req), s.limit);
         throw RATE_LIMITED;
       }

@@ -91,6 +91,8 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
     private readonly fallback: MemoryThrottlerStorage,
     commandTimeoutMs = 250,
     private readonly prefix = 'gatehouse:rl:',
+    /** Where each batch's round trip is observed (the metrics' Redis call latency). */
+    private readonly timed?: { observe(seconds: number): void },
   ) {
     this.cluster = target.cluster;
     this.redis = connectRedis(target, {
@@ -150,7 +152,9 @@ export class RedisThrottlerStorage implements CounterStorage, OnModuleInit, OnAp
       const args: (string | number)[] = [batch.length];
       for (const hit of batch) args.push(this.redisKey(hit.key));
       for (const hit of batch) args.push(hit.ttl);
+      const started = performance.now();
       replies = await this.redis.gatehouseHit(...args);
+      this.timed?.observe((performance.now() - started) / 1000);
       if (this.degradedSince !== null) this.recover();
     } catch (err) {
       this.degrade(err as Error);

@@ -1,6 +1,7 @@
 import type { ApiKeyPrincipal, UserPrincipal } from '../common/principal';
 import type { AppConfig } from '../config/app-config';
 import type { PrismaService } from '../prisma/prisma.service';
+import { Metrics } from '../metrics/metrics';
 import { UsageRecorder } from './usage.recorder';
 
 const key: ApiKeyPrincipal = {
@@ -35,7 +36,7 @@ describe(UsageRecorder.name, () => {
         return Promise.resolve(columns[0].length);
       },
     } as unknown as PrismaService;
-    recorder = new UsageRecorder(prisma, { usageFlushIntervalMs: 5_000 } as AppConfig);
+    recorder = new UsageRecorder(prisma, { usageFlushIntervalMs: 5_000 } as AppConfig, new Metrics({ metrics: {} } as AppConfig));
   });
 
   const sorted = (rows: Row[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));

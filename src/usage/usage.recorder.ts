@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { ApiKeyPrincipal, Principal } from '../common/principal';
 import { PrismaService } from '../prisma/prisma.service';
+import { Metrics } from '../metrics/metrics';
 
 export interface UsageHit {
   readonly principal: Principal;
@@ -73,6 +74,7 @@ export class UsageRecorder implements OnModuleInit {
   constructor(
     private readonly prisma: PrismaService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   onModuleInit(): void {
@@ -91,8 +93,9 @@ export class UsageRecorder implements OnModuleInit {
     this.bucket(principal.accountId, principal.kind, subjectId, endpoint, status, at - (at % 60_000)).count += 1;
   }
 
-  /** Counts a widget event of the key, as `record` counts a request (nothing when USAGE_RECORDING=off). */
+  /** Counts a widget event of the key, as `record` counts a request (nothing when USAGE_RECORDING=off), and in the metrics. */
   event(key: ApiKeyPrincipal, event: WidgetEvent, at = Date.now()): void {
+    this.metrics.widgetEvent(event);
     if (!this.config.usageRecording) return;
     this.bucket(key.accountId, 'apiKey', key.keyId, eventEndpoint(event), EVENT_STATUS, at - (at % 60_000)).count += 1;
   }

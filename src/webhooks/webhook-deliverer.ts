@@ -4,6 +4,7 @@ import { AuditService } from '../audit/audit.service';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { Prisma, WebhookDelivery, WebhookEndpoint } from '../generated/prisma/client';
 import { Mailer } from '../mail/mailer';
+import { Metrics } from '../metrics/metrics';
 import { PrismaService } from '../prisma/prisma.service';
 import { DISABLE_AFTER_FAILING_MS, RESPONSE_BODY_LIMIT, RETRY_DELAYS_MS } from './webhook-events';
 import { WebhookQueue } from './webhook-queue';
@@ -32,6 +33,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
     private readonly queue: WebhookQueue,
     private readonly audit: AuditService,
     private readonly mailer: Mailer,
+    private readonly metrics: Metrics,
   ) {
     this.sender = new WebhookSender(config.webhookAllowPrivate);
   }
@@ -125,6 +127,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
       if (endpoint.enabled) await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { failingSince } });
       if (disable !== undefined && endpoint.enabled) await this.disable(tx, endpoint, disable);
     });
+    this.metrics.webhookDelivery(delivered ? 'delivered' : retryIn !== undefined && disable === undefined ? 'retrying' : 'failed');
     if (disable !== undefined && endpoint.enabled) await this.tellAdmins(endpoint, disable);
   }
 
