@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { embeddedPaths } from '../../src/prisma/embedded-directory';
-import { AppProcess } from '../utils/app-process';
+import { AppProcess, createKeyOn, keyNamesOn, signInTo } from '../utils/app-process';
 import { eventually } from '../utils/eventually';
 import { onRealServices } from '../utils/test-app';
 
@@ -27,33 +27,6 @@ async function cli(
     ({ stdout, stderr }) => ({ code: 0, out: stdout + stderr }),
     (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, out: err.stdout + err.stderr }),
   );
-}
-
-async function signIn(app: AppProcess): Promise<string> {
-  const res = await fetch(`${app.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(OWNER),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { token: string }).token;
-}
-
-/** POST /api/v1/api-keys: the status (0 when no answer came) and the key. */
-const createKey = (app: AppProcess, token: string, name: string) =>
-  fetch(`${app.url}/api/v1/api-keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ name }),
-  }).then(
-    async (r) => ({ status: r.status, key: r.status === 201 ? ((await r.json()) as { key: string }).key : undefined }),
-    () => ({ status: 0, key: undefined }),
-  );
-
-async function keyNames(app: AppProcess, token: string): Promise<string[]> {
-  const res = await fetch(`${app.url}/api/v1/api-keys`, { headers: { authorization: `Bearer ${token}` } });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { data: Array<{ name: string }> }).data.map((k) => k.name);
 }
 
 /** Every file under `dir` with its size and modification time: what a refused restore must leave as it was. */
@@ -89,13 +62,13 @@ const snapshot = (dir: string): string[] =>
     let stopped = false;
     const latencies: number[] = [];
     try {
-      const token = await signIn(app);
+      const token = await signInTo(app, OWNER);
       // Four clients creating API keys until the backup has ended.
       const writers = [0, 1, 2, 3].map(async (writer) => {
         for (let i = 0; !stopped; i++) {
           const name = `writer ${writer} key ${i}`;
           const started = performance.now();
-          const { status } = await createKey(app, token, name);
+          const { status } = await createKeyOn(app, token, name);
           latencies.push(performance.now() - started);
           if (status === 201) acknowledged.push(name);
           else if (status === 429)
@@ -128,10 +101,10 @@ const snapshot = (dir: string): string[] =>
     });
     const copy = await AppProcess.start(env(restored));
     try {
-      const names = await keyNames(copy, await signIn(copy));
+      const names = await keyNamesOn(copy, await signInTo(copy, OWNER));
       expect(names).toEqual(expect.arrayContaining(before));
       // And the restored service takes writes of its own.
-      expect((await createKey(copy, await signIn(copy), 'after the restore')).status).toBe(201);
+      expect((await createKeyOn(copy, await signInTo(copy, OWNER), 'after the restore')).status).toBe(201);
     } finally {
       await copy.stop();
     }
@@ -145,7 +118,7 @@ const snapshot = (dir: string): string[] =>
       expect(held.out).toContain(
         `Not restored: stop the service first. The embedded database in ${running} is in use by process ${app.pid}`,
       );
-      expect((await createKey(app, await signIn(app), 'still serving')).status).toBe(201);
+      expect((await createKeyOn(app, await signInTo(app, OWNER), 'still serving')).status).toBe(201);
     } finally {
       await app.stop();
     }
@@ -188,14 +161,14 @@ const snapshot = (dir: string): string[] =>
     let key: string;
     let names: string[];
     try {
-      const token = await signIn(app);
+      const token = await signInTo(app, OWNER);
       key = await fetch(`${app.url}/api/v1/api-keys`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: JSON.stringify({ name: 'moves to PostgreSQL', scopes: ['public'] }),
       }).then(async (r) => ((await r.json()) as { key: string }).key);
       expect((await fetch(`${app.url}/api/v1/public/ping`, { headers: { 'x-api-key': key } })).status).toBe(200);
-      names = await keyNames(app, token);
+      names = await keyNamesOn(app, token);
     } finally {
       await app.stop();
     }
@@ -222,7 +195,7 @@ const snapshot = (dir: string): string[] =>
       const { DATA_DIR: _dir, ...rest } = env(moving);
       const onPostgres = await AppProcess.start({ ...rest, DATABASE_URL: url });
       try {
-        expect(await keyNames(onPostgres, await signIn(onPostgres))).toEqual(names);
+        expect(await keyNamesOn(onPostgres, await signInTo(onPostgres, OWNER))).toEqual(names);
         expect((await fetch(`${onPostgres.url}/api/v1/public/ping`, { headers: { 'x-api-key': key } })).status).toBe(200);
         expect((await fetch(`${onPostgres.url}/api/v1/public/ping`, { headers: { 'x-api-key': `${key}x` } })).status).toBe(401);
       } finally {

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { embeddedPaths } from '../../src/prisma/embedded-directory';
-import { AppProcess } from '../utils/app-process';
+import { AppProcess, createKeyOn, keyNamesOn, signInTo } from '../utils/app-process';
 import { eventually } from '../utils/eventually';
 import { onRealServices } from '../utils/test-app';
 
@@ -15,33 +15,6 @@ const OWNER = { email: 'owner@example.com', password: 'a long enough password' }
 /** True once a relation of the migrations has a file in the database being made at `dir`. */
 const migrating = (dir: string) =>
   existsSync(join(dir, 'base', '1')) && readdirSync(join(dir, 'base', '1')).some((file) => Number.parseInt(file, 10) >= 16384);
-
-async function signIn(app: AppProcess): Promise<string> {
-  const res = await fetch(`${app.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(OWNER),
-  });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { token: string }).token;
-}
-
-/** POST /api/v1/api-keys; the status, 0 when no answer came. */
-const createKey = (app: AppProcess, token: string, name: string) =>
-  fetch(`${app.url}/api/v1/api-keys`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ name }),
-  }).then(
-    (r) => r.status,
-    () => 0,
-  );
-
-async function keyNames(app: AppProcess, token: string): Promise<string[]> {
-  const res = await fetch(`${app.url}/api/v1/api-keys`, { headers: { authorization: `Bearer ${token}` } });
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { data: Array<{ name: string }> }).data.map((k) => k.name);
-}
 
 // The embedded database on disk, in processes killed while they start and while they write.
 (onRealServices ? describe.skip : describe)('embedded database on disk, killed', () => {
@@ -80,7 +53,7 @@ async function keyNames(app: AppProcess, token: string): Promise<string[]> {
     }
     const app = await AppProcess.start(env(dataDir));
     try {
-      expect(await createKey(app, await signIn(app), 'after the interrupted starts')).toBe(201);
+      expect((await createKeyOn(app, await signInTo(app, OWNER), 'after the interrupted starts')).status).toBe(201);
       expect(existsSync(creating)).toBe(false);
     } finally {
       await app.stop();
@@ -92,14 +65,14 @@ async function keyNames(app: AppProcess, token: string): Promise<string[]> {
     let token: string | undefined;
     for (let round = 0; round < 3; round++) {
       const app = await AppProcess.start(env(dataDir));
-      token ??= await signIn(app);
-      expect(await keyNames(app, token)).toEqual(expect.arrayContaining(acknowledged));
+      token ??= await signInTo(app, OWNER);
+      expect(await keyNamesOn(app, token)).toEqual(expect.arrayContaining(acknowledged));
       // Four clients writing until the process dies under them: some requests are in flight.
       let killed = false;
       const writers = [0, 1, 2, 3].map(async (writer) => {
         for (let i = 0; !killed; i++) {
           const name = `round ${round} writer ${writer} key ${i}`;
-          const status = await createKey(app, token!, name);
+          const { status } = await createKeyOn(app, token!, name);
           if (status === 201) acknowledged.push(name);
           else if (!killed) throw new Error(`${name}: ${status}`);
         }
@@ -112,7 +85,7 @@ async function keyNames(app: AppProcess, token: string): Promise<string[]> {
     }
     const app = await AppProcess.start(env(dataDir));
     try {
-      expect(await keyNames(app, token!)).toEqual(expect.arrayContaining(acknowledged));
+      expect(await keyNamesOn(app, token!)).toEqual(expect.arrayContaining(acknowledged));
       expect(acknowledged.length).toBeGreaterThanOrEqual(12 + 16 + 20);
     } finally {
       await app.stop();
@@ -128,7 +101,7 @@ async function keyNames(app: AppProcess, token: string): Promise<string[]> {
       );
       expect(refused).toContain('app exited with 1');
       expect(refused).toContain(`The embedded database in ${dataDir} is in use by process ${first.pid}`);
-      expect(await createKey(first, await signIn(first), 'while a second process was refused')).toBe(201);
+      expect((await createKeyOn(first, await signInTo(first, OWNER), 'while a second process was refused')).status).toBe(201);
     } finally {
       await first.stop();
     }
@@ -148,7 +121,7 @@ async function keyNames(app: AppProcess, token: string): Promise<string[]> {
     const app = await AppProcess.start(env(legacy));
     try {
       expect(app.log.join('\n')).toContain(`${pglite} was left half made by an interrupted first start`);
-      expect(await createKey(app, await signIn(app), 'on the database made again')).toBe(201);
+      expect((await createKeyOn(app, await signInTo(app, OWNER), 'on the database made again')).status).toBe(201);
     } finally {
       await app.stop();
     }

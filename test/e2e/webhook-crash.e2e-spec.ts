@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
-import { AppProcess } from '../utils/app-process';
+import { AppProcess, signInTo } from '../utils/app-process';
 import { eventually } from '../utils/eventually';
 import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-app';
 import { WebhookReceiver } from '../utils/webhook-receiver';
@@ -67,13 +67,7 @@ describe('a webhook delivery whose instance is killed mid-attempt', () => {
       await setup.close();
       setup = undefined;
     } else {
-      const login = await fetch(`${first.url}/api/v1/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(OWNER),
-      });
-      expect(login.status).toBe(200);
-      token = ((await login.json()) as { token: string }).token;
+      token = await signInTo(first, OWNER);
     }
     const auth = { authorization: `Bearer ${token}` };
     const created = await fetch(`${first.url}/api/v1/webhooks`, {

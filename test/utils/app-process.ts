@@ -102,3 +102,32 @@ export class AppProcess {
     return { code: this.child.exitCode, signal: this.child.signalCode };
   }
 }
+
+/** Signs `who` in on a running process: the token (the answer must be 200). */
+export async function signInTo(app: AppProcess, who: { email: string; password: string }): Promise<string> {
+  const res = await fetch(`${app.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(who),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { token: string }).token;
+}
+
+/** POST /api/v1/api-keys on a running process: the status (0 when no answer came) and, on 201, the key. */
+export const createKeyOn = (app: AppProcess, token: string, name: string): Promise<{ status: number; key?: string }> =>
+  fetch(`${app.url}/api/v1/api-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ name }),
+  }).then(
+    async (r) => ({ status: r.status, key: r.status === 201 ? ((await r.json()) as { key: string }).key : undefined }),
+    () => ({ status: 0 }),
+  );
+
+/** The names of the caller's account's API keys, from a running process. */
+export async function keyNamesOn(app: AppProcess, token: string): Promise<string[]> {
+  const res = await fetch(`${app.url}/api/v1/api-keys`, { headers: { authorization: `Bearer ${token}` } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: Array<{ name: string }> }).data.map((k) => k.name);
+}
