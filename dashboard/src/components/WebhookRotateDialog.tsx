@@ -1,14 +1,7 @@
 import { useState } from 'react';
 import { RotatedWebhookSecret, useRotateWebhookSecret, Webhook } from '../api/webhooks';
 import { ConfirmDialog } from './ConfirmDialog';
-import { Field } from './Field';
-
-const GRACE_PERIODS = [
-  { seconds: 0, label: 'None: only the new secret signs, at once' },
-  { seconds: 3600, label: '1 hour (time to deploy the new one)' },
-  { seconds: 21600, label: '6 hours' },
-  { seconds: 86400, label: '24 hours (the most)' },
-];
+import { GracePeriodField } from './GracePeriodField';
 
 /** A new signing secret; during the grace period (an hour unless chosen otherwise) the old one signs too. */
 export function WebhookRotateDialog({
@@ -27,17 +20,13 @@ export function WebhookRotateDialog({
       <p>
         A new secret for <span className="url">{webhook.url}</span>. Deploy it to the receiver, then let the old one go.
       </p>
-      <Field label="The old secret also signs for" hint="Each delivery carries both signatures meanwhile; either verifies.">
-        {(props) => (
-          <select {...props} value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
-            {GRACE_PERIODS.map((g) => (
-              <option key={g.seconds} value={g.seconds}>
-                {g.label}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <GracePeriodField
+        label="The old secret also signs for"
+        hint="Each delivery carries both signatures meanwhile; either verifies."
+        none="None: only the new secret signs, at once"
+        value={grace}
+        onChange={setGrace}
+      />
     </ConfirmDialog>
   );
 }

@@ -7,6 +7,7 @@ import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field, fieldText } from '../components/Field';
+import { GracePeriodField } from '../components/GracePeriodField';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
 import { ProtectFirstForm } from '../components/ProtectFirstForm';
@@ -21,13 +22,6 @@ const SCOPES: { scope: Scope; label: string }[] = [
   { scope: 'verify', label: 'verify: check nonces from your server (keep it secret)' },
   { scope: 'public', label: 'public: the public API' },
 ];
-const GRACE_PERIODS = [
-  { seconds: 0, label: 'None: the old secret stops at once' },
-  { seconds: 3600, label: '1 hour (time to deploy the new one)' },
-  { seconds: 21600, label: '6 hours' },
-  { seconds: 86400, label: '24 hours (the most)' },
-];
-
 type StatusFilter = 'active' | 'revoked' | 'all';
 
 /** A widget key is public (it is in pages): without allowed origins any site may spend its allowance. */
@@ -384,17 +378,12 @@ function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose:
   return (
     <ConfirmDialog title={`Rotate ${apiKey.name}`} action="Rotate" mutation={rotate} onClose={onClose}>
       <p>A new secret replaces the current one. Deploy it, then let the old one go.</p>
-      <Field label="The old secret keeps working for">
-        {(props) => (
-          <select {...props} value={grace} onChange={(e) => setGrace(Number(e.target.value))}>
-            {GRACE_PERIODS.map((g) => (
-              <option key={g.seconds} value={g.seconds}>
-                {g.label}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
+      <GracePeriodField
+        label="The old secret keeps working for"
+        none="None: the old secret stops at once"
+        value={grace}
+        onChange={setGrace}
+      />
     </ConfirmDialog>
   );
 }
