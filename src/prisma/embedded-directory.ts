@@ -34,7 +34,7 @@ export function embeddedPaths(dataDir: string): {
 /** PostgreSQL numbers what is made after initdb from this OID on, and names a relation's files after it. */
 const FIRST_USER_OID = 16384;
 /** What initdb writes into a data directory: a directory holding only these may be made again. */
-const INITDB_ENTRY = /^(PG_VERSION|base|global|pg_[a-z_]+|postgresql(\.auto)?\.conf|postmaster\.(pid|opts))$/;
+const INITDB_ENTRY = /^(PG_VERSION|base|global|pg_[a-z_]+|pg_(hba|ident)\.conf|postgresql(\.auto)?\.conf|postmaster\.(pid|opts))$/;
 
 /** True when some database in `database` has a table (or any relation) of its own: the migrations make them. */
 function holdsTables(database: string): boolean {
