@@ -110,7 +110,10 @@ export class AccountsService {
         select: { totpConfirmedAt: true, _count: { select: { passkeys: true } } },
       });
       if (me.totpConfirmedAt === null && me._count.passkeys === 0)
-        throw new AppError('conflict', 'Turn on a second factor for yourself first: requiring one would lock you out of everything but enrolling.');
+        throw new AppError(
+          'conflict',
+          'Turn on a second factor for yourself first: requiring one would lock you out of everything but enrolling.',
+        );
     }
     const { account, userIds } = await this.prisma.$transaction(async (tx) => {
       const before = await tx.account.findUniqueOrThrow({ where: { id: actor.accountId } });
@@ -122,11 +125,18 @@ export class AccountsService {
       const changes = Object.fromEntries(
         (['name', 'nonceTtlSeconds'] as const).filter((f) => dto[f] !== undefined).map((f) => [f, { from: before[f], to: after[f] }]),
       );
-      if (Object.keys(changes).length > 0) await this.audit.recordBy(tx, actor, 'account.updated', { type: 'account', id: after.id }, changes);
+      if (Object.keys(changes).length > 0)
+        await this.audit.recordBy(tx, actor, 'account.updated', { type: 'account', id: after.id }, changes);
       if (dto.requireMfa === undefined || before.requireMfa === after.requireMfa) return { account: after, userIds: [] };
-      await this.audit.recordBy(tx, actor, 'account.mfa_requirement_changed', { type: 'account', id: after.id }, {
-        requireMfa: { from: before.requireMfa, to: after.requireMfa },
-      });
+      await this.audit.recordBy(
+        tx,
+        actor,
+        'account.mfa_requirement_changed',
+        { type: 'account', id: after.id },
+        {
+          requireMfa: { from: before.requireMfa, to: after.requireMfa },
+        },
+      );
       // Each member's cached principal says whether they must enrol first.
       const users = await tx.user.findMany({ where: { accountId: after.id }, select: { id: true } });
       return { account: after, userIds: users.map((u) => u.id) };

@@ -45,14 +45,16 @@ export class AuthController {
   })
   @ApiExtraModels(TokenResponseDto, MfaRequiredDto)
   @ApiOkResponse({
-    description: 'A token; or, for a user with a second factor, the step that completes the sign-in (POST /api/v1/auth/login/mfa or /login/passkey).',
+    description:
+      'A token; or, for a user with a second factor, the step that completes the sign-in (POST /api/v1/auth/login/mfa or /login/passkey).',
     schema: { oneOf: [{ $ref: getSchemaPath(TokenResponseDto) }, { $ref: getSchemaPath(MfaRequiredDto) }] },
   })
   @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed' })
   @ApiResponse({
     status: 401,
     type: ErrorResponseDto,
-    description: 'invalid_credentials — unknown email or wrong password (same answer for both; the message says how many attempts are left)',
+    description:
+      'invalid_credentials — unknown email or wrong password (same answer for both; the message says how many attempts are left)',
   })
   login(@Body() dto: LoginDto, @Req() req: Request): Promise<TokenResponseDto | MfaRequiredDto> {
     return this.auth.login(dto.email, dto.password, requestSourceOf(req));

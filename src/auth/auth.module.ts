@@ -19,7 +19,17 @@ import { UserPrincipalService } from './user-principal.service';
 @Module({
   imports: [ApiKeysModule, PlansModule, CredentialsModule],
   controllers: [AuthController, MfaController, PasskeysController],
-  providers: [AuthService, SignInService, MfaService, PasskeysService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
+  providers: [
+    AuthService,
+    SignInService,
+    MfaService,
+    PasskeysService,
+    LoginLockout,
+    UserPrincipalService,
+    ApiKeyStrategy,
+    JwtStrategy,
+    Authenticator,
+  ],
   exports: [Authenticator, UserPrincipalService],
 })
 export class AuthModule {}

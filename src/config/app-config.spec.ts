@@ -74,7 +74,9 @@ describe('loadConfig', () => {
 
     it('requires MFA_ENCRYPTION_KEY, strong', () => {
       expect(() => prod({ JWT_SECRET: STRONG_SECRET, MFA_ENCRYPTION_KEY: '' })).toThrow(/MFA_ENCRYPTION_KEY is required/);
-      expect(() => prod({ JWT_SECRET: STRONG_SECRET, MFA_ENCRYPTION_KEY: 'short' })).toThrow(/MFA_ENCRYPTION_KEY must be at least 32 bytes/);
+      expect(() => prod({ JWT_SECRET: STRONG_SECRET, MFA_ENCRYPTION_KEY: 'short' })).toThrow(
+        /MFA_ENCRYPTION_KEY must be at least 32 bytes/,
+      );
       expect(() => prod({ JWT_SECRET: STRONG_SECRET, MFA_ENCRYPTION_KEY: 'changeme-changeme-changeme-changeme' })).toThrow(/placeholder/);
       expect(prod({ JWT_SECRET: STRONG_SECRET }).mfa.encryptionKey).toBe(`m${STRONG_SECRET}`);
     });

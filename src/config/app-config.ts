@@ -268,7 +268,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError('each WIDGET_SECRETS entry must be at least 32 bytes and not a placeholder; e.g. `openssl rand -base64 48`');
   }
   if (production && env.MFA_ENCRYPTION_KEY === undefined) {
-    throw new ConfigError('MFA_ENCRYPTION_KEY is required when NODE_ENV=production (it encrypts TOTP secrets; e.g. `openssl rand -base64 48`)');
+    throw new ConfigError(
+      'MFA_ENCRYPTION_KEY is required when NODE_ENV=production (it encrypts TOTP secrets; e.g. `openssl rand -base64 48`)',
+    );
   }
   if (production && (Buffer.byteLength(env.MFA_ENCRYPTION_KEY!) < 32 || PLACEHOLDER_SECRET.test(env.MFA_ENCRYPTION_KEY!))) {
     throw new ConfigError('MFA_ENCRYPTION_KEY must be at least 32 bytes and not a placeholder; e.g. `openssl rand -base64 48`');

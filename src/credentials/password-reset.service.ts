@@ -9,7 +9,7 @@ import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from '../common/errors/challenges';
 import type { Actor, RequestSource } from '../common/current-principal.decorator';
-import { PasswordResetIssuedDto, TokenResponseDto } from './dto/login.dto';
+import { PasswordResetIssuedDto } from './dto/login.dto';
 import { hashPassword, passwordProblems } from './passwords';
 import { TokenService } from './token.service';
 

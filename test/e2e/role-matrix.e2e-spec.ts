@@ -15,6 +15,16 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['GET',    '/api/v1/auth/me',                       '✓',  '✓',  '✓',  '✓'],
   ['PUT',    '/api/v1/auth/password',                 '✓',  '✓',  '✓',  '✓'],
   ['POST',   '/api/v1/auth/logout',                   '✓',  '✓',  '✓',  '✓'],
+  ['GET',    '/api/v1/auth/mfa',                      '✓',  '✓',  '✓',  '✓'],
+  ['POST',   '/api/v1/auth/mfa/totp',                 '✓',  '✓',  '✓',  '✓'],
+  ['POST',   '/api/v1/auth/mfa/totp/confirm',         '✓',  '✓',  '✓',  '✓'],
+  ['DELETE', '/api/v1/auth/mfa/totp',                 '✓',  '✓',  '✓',  '✓'],
+  ['POST',   '/api/v1/auth/mfa/recovery-codes',       '✓',  '✓',  '✓',  '✓'],
+  ['POST',   '/api/v1/auth/passkeys/registration-options', '✓', '✓', '✓', '✓'],
+  ['POST',   '/api/v1/auth/passkeys',                 '✓',  '✓',  '✓',  '✓'],
+  ['GET',    '/api/v1/auth/passkeys',                 '✓',  '✓',  '✓',  '✓'],
+  ['PATCH',  '/api/v1/auth/passkeys/:id',             '✓',  '✓',  '✓',  '✓'],
+  ['DELETE', '/api/v1/auth/passkeys/:id',             '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/plans',                         '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/account',                       '✓',  '✓',  '✓',  '✓'],
   ['PATCH',  '/api/v1/account',                       '✓',  '✓',  '',   ''],
@@ -133,6 +143,11 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
         return { caller: await account.addUser(caller.role), url: row.path };
       case 'PATCH /api/v1/account':
         return { caller, url: row.path, body: { name: `Renamed ${randomUUID()}` } };
+      case 'PATCH /api/v1/auth/passkeys/:id':
+        // One's own passkeys only: an unknown id answers 404 to every role.
+        return { caller, url: `/api/v1/auth/passkeys/${randomUUID()}`, body: { name: 'renamed by the matrix' } };
+      case 'DELETE /api/v1/auth/passkeys/:id':
+        return { caller, url: `/api/v1/auth/passkeys/${randomUUID()}`, body: { password: caller.password } };
       case 'DELETE /api/v1/account': {
         // Deleting ends the caller's account: an account of its own, with a member of the caller's role, makes the call.
         const doomed = await createAccount(t);

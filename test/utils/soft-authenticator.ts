@@ -72,7 +72,13 @@ export class SoftAuthenticator {
     idLength.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, coseKey]); // AAGUID zero
     const authData = this.authData(options.rp.id, UP | (verified ? UV : 0) | AT, attested);
-    const attestationObject = cbor(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+    const attestationObject = cbor(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]),
+    );
     return {
       id: b64url(this.credentialId),
       rawId: b64url(this.credentialId),

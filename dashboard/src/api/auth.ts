@@ -7,6 +7,13 @@ import type { components } from './schema';
 import { session } from './session';
 
 type TokenAnswer = components['schemas']['TokenResponseDto'];
+type SignInAnswer = TokenAnswer | components['schemas']['MfaRequiredDto'];
+
+/** The token of a sign-in answer; one that asks for a second factor is refused until the dashboard takes that step. */
+function tokenOf(answer: SignInAnswer): TokenAnswer {
+  if ('token' in answer) return answer;
+  throw new Error('This account signs in with a second factor, which this page cannot take yet.');
+}
 
 export const authKeys = {
   all: ['auth'] as const,
@@ -43,7 +50,7 @@ export function useMe() {
 /** Signs in: the session starts before the page's onSuccess runs. */
 export function useLogin({ onSuccess }: MutationReactions<TokenAnswer> = {}) {
   return useMutation({
-    mutationFn: async (body: { email: string; password: string }) => unwrap(await api.POST('/api/v1/auth/login', { body })),
+    mutationFn: async (body: { email: string; password: string }) => tokenOf(unwrap(await api.POST('/api/v1/auth/login', { body }))),
     onSuccess: (answer) => {
       session.start(answer.token, answer.expiresIn);
       onSuccess?.(answer);
@@ -94,7 +101,7 @@ export function useAcceptPasswordReset(token: string | null, { onSuccess }: Muta
   const start = useStartFreshSession();
   return useMutation({
     mutationFn: async (newPassword: string) =>
-      unwrap(await api.POST('/api/v1/auth/password-reset/accept', { body: { token: token!, newPassword } })),
+      tokenOf(unwrap(await api.POST('/api/v1/auth/password-reset/accept', { body: { token: token!, newPassword } }))),
     onSuccess: (answer) => {
       start(answer);
       onSuccess?.(answer);

@@ -8,7 +8,11 @@ import { TokenResponseDto } from '../../credentials/dto/login.dto';
 import { MfaLoginDto, MfaStatusDto, PasswordConfirmationDto, RecoveryCodesDto, TotpCodeDto, TotpEnrolmentDto } from './dto/mfa.dto';
 import { MfaService } from './mfa.service';
 
-const WRONG_PASSWORD = { status: 400, type: ErrorResponseDto, description: 'validation_failed — the password is wrong (counted toward the login lockout)' };
+const WRONG_PASSWORD = {
+  status: 400,
+  type: ErrorResponseDto,
+  description: 'validation_failed — the password is wrong (counted toward the login lockout)',
+};
 
 @ApiTags('Auth')
 @Controller('auth')
@@ -20,7 +24,8 @@ export class MfaController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'The second step of a sign-in: a TOTP code or a recovery code',
-    description: 'With the `mfaToken` of the login answer (5 minutes, once). Wrong codes count toward the login lockout; five end the step.',
+    description:
+      'With the `mfaToken` of the login answer (5 minutes, once). Wrong codes count toward the login lockout; five end the step.',
   })
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed' })
@@ -58,7 +63,11 @@ export class MfaController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Confirm the authenticator app with a code: TOTP is on, and ten recovery codes are shown once' })
   @ApiOkResponse({ type: RecoveryCodesDto })
-  @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed — the code is wrong (counted toward the login lockout)' })
+  @ApiResponse({
+    status: 400,
+    type: ErrorResponseDto,
+    description: 'validation_failed — the code is wrong (counted toward the login lockout)',
+  })
   @ApiResponse({ status: 409, type: ErrorResponseDto, description: 'conflict — no pending secret, or TOTP is on already' })
   confirmTotp(@CurrentActor() actor: Actor, @Body() dto: TotpCodeDto): Promise<RecoveryCodesDto> {
     return this.mfa.confirmTotp(actor, dto.code);

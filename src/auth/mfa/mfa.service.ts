@@ -24,7 +24,15 @@ export const MFA_TOKEN_FAILURES = 5;
 const TOTP_TOLERANCE_SECONDS = 30;
 const TOTP_ISSUER = 'Gatehouse';
 
-const SIGNING_IN = { id: true, accountId: true, email: true, tokenVersion: true, totpSecret: true, totpConfirmedAt: true, totpLastStep: true } as const;
+const SIGNING_IN = {
+  id: true,
+  accountId: true,
+  email: true,
+  tokenVersion: true,
+  totpSecret: true,
+  totpConfirmedAt: true,
+  totpLastStep: true,
+} as const;
 type SigningInWithTotp = SigningInUser & { totpSecret: string | null; totpConfirmedAt: Date | null; totpLastStep: number | null };
 
 const expiredStep = () =>
@@ -114,7 +122,9 @@ export class MfaService {
   /** A wrong second factor: counted toward the lockout, and five end the step. */
   async failStep(stepId: string, user: SigningInUser, client: RequestSource, method: SignInMethod): Promise<never> {
     await this.lockout.recordFailure(user.email, client.ip);
-    const step = await this.prisma.mfaChallenge.update({ where: { id: stepId }, data: { failures: { increment: 1 } }, select: { failures: true } }).catch(() => null);
+    const step = await this.prisma.mfaChallenge
+      .update({ where: { id: stepId }, data: { failures: { increment: 1 } }, select: { failures: true } })
+      .catch(() => null);
     if (step !== null && step.failures >= MFA_TOKEN_FAILURES) await this.prisma.mfaChallenge.deleteMany({ where: { id: stepId } });
     await this.audit.record(this.prisma, {
       accountId: user.accountId,
@@ -145,7 +155,8 @@ export class MfaService {
   /** Enrolment, step one: a new secret, pending until a code confirms it (a pending one is replaced). */
   async startTotp(actor: Actor): Promise<TotpEnrolmentDto> {
     const user = await this.prisma.user.findUniqueOrThrow({ where: { id: actor.userId }, select: { email: true, totpConfirmedAt: true } });
-    if (user.totpConfirmedAt !== null) throw new AppError('conflict', 'An authenticator app is on already; remove it first to enrol another.');
+    if (user.totpConfirmedAt !== null)
+      throw new AppError('conflict', 'An authenticator app is on already; remove it first to enrol another.');
     const secret = generateSecret();
     await this.prisma.user.updateMany({
       where: { id: actor.userId, totpConfirmedAt: null },
@@ -190,7 +201,8 @@ export class MfaService {
         data: { totpSecret: null, totpConfirmedAt: null, totpLastStep: null },
       });
       if (count === 0) throw new AppError('not_found', 'No authenticator app is on.');
-      if ((await tx.passkey.count({ where: { userId: actor.userId } })) === 0) await tx.recoveryCode.deleteMany({ where: { userId: actor.userId } });
+      if ((await tx.passkey.count({ where: { userId: actor.userId } })) === 0)
+        await tx.recoveryCode.deleteMany({ where: { userId: actor.userId } });
       await this.audit.recordBy(tx, actor, 'auth.mfa_disabled', { type: 'user', id: actor.userId }, { method: 'totp' });
     });
     this.invalidation.invalidate('user', actor.userId);
@@ -221,7 +233,9 @@ export class MfaService {
 
   private async replaceRecoveryCodes(tx: Prisma.TransactionClient, userId: string, codes: string[]): Promise<void> {
     await tx.recoveryCode.deleteMany({ where: { userId } });
-    await tx.recoveryCode.createMany({ data: codes.map((code) => ({ userId, hash: this.recoveryHash(userId, normalizeRecoveryCode(code)!) })) });
+    await tx.recoveryCode.createMany({
+      data: codes.map((code) => ({ userId, hash: this.recoveryHash(userId, normalizeRecoveryCode(code)!) })),
+    });
   }
 
   private recoveryHash(userId: string, normalized: string): string {

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { JwtAuthWhileEnrolling, Public } from '../../common/auth.decorators';
 import { Actor, CurrentActor, requestSourceOf } from '../../common/current-principal.decorator';
 import { ErrorResponseDto } from '../../common/dto/error-response.dto';
+import { IdParamDto } from '../../common/dto/id-param.dto';
 import type { Request } from '../../common/request';
 import { TokenResponseDto } from '../../credentials/dto/login.dto';
 import { PasswordConfirmationDto } from './dto/mfa.dto';
@@ -38,7 +39,11 @@ export class PasskeysController {
   @JwtAuthWhileEnrolling()
   @ApiOperation({ summary: 'Register the passkey the browser made with those options' })
   @ApiCreatedResponse({ type: PasskeyDto })
-  @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed — the response does not verify, or its options are unknown, expired or used' })
+  @ApiResponse({
+    status: 400,
+    type: ErrorResponseDto,
+    description: 'validation_failed — the response does not verify, or its options are unknown, expired or used',
+  })
   @ApiResponse({ status: 409, type: ErrorResponseDto, description: 'conflict — this passkey is registered already' })
   register(@CurrentActor() actor: Actor, @Body() dto: AddPasskeyDto): Promise<PasskeyDto> {
     return this.passkeys.register(actor, dto.response, dto.name);
@@ -57,7 +62,7 @@ export class PasskeysController {
   @ApiOperation({ summary: 'Rename a passkey' })
   @ApiOkResponse({ type: PasskeyDto })
   @ApiResponse(NOT_FOUND)
-  rename(@CurrentActor() actor: Actor, @Param('id', ParseUUIDPipe) id: string, @Body() dto: RenamePasskeyDto): Promise<PasskeyDto> {
+  rename(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto, @Body() dto: RenamePasskeyDto): Promise<PasskeyDto> {
     return this.passkeys.rename(actor, id, dto.name);
   }
 
@@ -66,9 +71,13 @@ export class PasskeysController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove a passkey (with the password)' })
   @ApiNoContentResponse({ description: 'Removed.' })
-  @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed — the password is wrong (counted toward the login lockout)' })
+  @ApiResponse({
+    status: 400,
+    type: ErrorResponseDto,
+    description: 'validation_failed — the password is wrong (counted toward the login lockout)',
+  })
   @ApiResponse(NOT_FOUND)
-  remove(@CurrentActor() actor: Actor, @Param('id', ParseUUIDPipe) id: string, @Body() dto: PasswordConfirmationDto): Promise<void> {
+  remove(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto, @Body() dto: PasswordConfirmationDto): Promise<void> {
     return this.passkeys.remove(actor, id, dto.password);
   }
 
@@ -90,11 +99,16 @@ export class PasskeysController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Sign in with a passkey: the second step (with the mfaToken) or alone',
-    description: 'Answers like login. A passkey alone must verify its user (PIN or biometric). Failures of a second step count toward the login lockout.',
+    description:
+      'Answers like login. A passkey alone must verify its user (PIN or biometric). Failures of a second step count toward the login lockout.',
   })
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed' })
-  @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — the passkey was not accepted, or the mfaToken is unknown, expired or used' })
+  @ApiResponse({
+    status: 401,
+    type: ErrorResponseDto,
+    description: 'invalid_credentials — the passkey was not accepted, or the mfaToken is unknown, expired or used',
+  })
   login(@Body() dto: PasskeyLoginDto, @Req() req: Request): Promise<TokenResponseDto> {
     return this.passkeys.signInWith(dto.response, requestSourceOf(req), dto.mfaToken);
   }

@@ -77,7 +77,10 @@ export class PasskeysService {
   }
 
   async registrationOptions(actor: Actor): Promise<PublicKeyCredentialCreationOptionsJSON> {
-    const existing = await this.prisma.passkey.findMany({ where: { userId: actor.userId }, select: { credentialId: true, transports: true } });
+    const existing = await this.prisma.passkey.findMany({
+      where: { userId: actor.userId },
+      select: { credentialId: true, transports: true },
+    });
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
       rpID: this.rpID,
@@ -121,7 +124,13 @@ export class PasskeysService {
             name: name ?? `Passkey ${count + 1}`,
           },
         });
-        await this.audit.recordBy(tx, actor, 'auth.passkey_added', { type: 'user', id: actor.userId }, { passkeyId: created.id, name: created.name });
+        await this.audit.recordBy(
+          tx,
+          actor,
+          'auth.passkey_added',
+          { type: 'user', id: actor.userId },
+          { passkeyId: created.id, name: created.name },
+        );
         return created;
       })
       .catch((err: { code?: string }) => {
@@ -164,7 +173,7 @@ export class PasskeysService {
     const options = await generateAuthenticationOptions({
       rpID: this.rpID,
       userVerification: mfaToken === undefined ? 'required' : 'preferred',
-      ...(allowCredentials === undefined ? {} : { allowCredentials: allowCredentials as never }),
+      ...(allowCredentials === undefined ? {} : { allowCredentials }),
     });
     await this.remember(options.challenge, 'authentication', userId);
     return options;
@@ -186,8 +195,10 @@ export class PasskeysService {
             include: { user: { select: { id: true, accountId: true, email: true, tokenVersion: true, emailConfirmedAt: true } } },
           })
         : null;
-    const refuse = () => (step === undefined ? Promise.reject(notAccepted()) : this.mfa.failStep(step.stepId, step.user, client, 'passkey'));
-    if (passkey === null || (step !== undefined && passkey.userId !== step.user.id) || passkey.user.emailConfirmedAt === null) return refuse();
+    const refuse = () =>
+      step === undefined ? Promise.reject(notAccepted()) : this.mfa.failStep(step.stepId, step.user, client, 'passkey');
+    if (passkey === null || (step !== undefined && passkey.userId !== step.user.id) || passkey.user.emailConfirmedAt === null)
+      return refuse();
     const verification = await verifyAuthenticationResponse({
       response: response as unknown as AuthenticationResponseJSON,
       expectedChallenge: challenge!,
@@ -197,7 +208,7 @@ export class PasskeysService {
         id: passkey.credentialId,
         publicKey: new Uint8Array(passkey.publicKey),
         counter: Number(passkey.counter),
-        transports: passkey.transports as never,
+        transports: passkey.transports,
       },
       requireUserVerification: step === undefined,
     }).catch(() => ({ verified: false as const, authenticationInfo: undefined }));
@@ -213,12 +224,16 @@ export class PasskeysService {
   private async remember(challenge: string, purpose: 'registration' | 'authentication', userId: string | null): Promise<void> {
     const now = new Date();
     await this.prisma.webAuthnChallenge.deleteMany({ where: { expiresAt: { lte: now } } });
-    await this.prisma.webAuthnChallenge.create({ data: { challenge, purpose, userId, expiresAt: new Date(now.getTime() + CEREMONY_TTL_MS) } });
+    await this.prisma.webAuthnChallenge.create({
+      data: { challenge, purpose, userId, expiresAt: new Date(now.getTime() + CEREMONY_TTL_MS) },
+    });
   }
 
   /** The ceremony's challenge, taken once while it lives, for the user it was made for. */
   private async claim(challenge: string, purpose: 'registration' | 'authentication', userId: string | null): Promise<boolean> {
-    const { count } = await this.prisma.webAuthnChallenge.deleteMany({ where: { challenge, purpose, userId, expiresAt: { gt: new Date() } } });
+    const { count } = await this.prisma.webAuthnChallenge.deleteMany({
+      where: { challenge, purpose, userId, expiresAt: { gt: new Date() } },
+    });
     return count === 1;
   }
 }

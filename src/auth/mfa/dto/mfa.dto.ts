@@ -21,14 +21,24 @@ export class MfaLoginDto {
   @Length(1, 200)
   readonly mfaToken!: string;
 
-  @ApiProperty({ description: 'A 6-digit code from the authenticator app, or a recovery code (e.g. k7x2m-q9fpa).', maxLength: 32, example: '123456' })
+  @ApiProperty({
+    description: 'A 6-digit code from the authenticator app, or a recovery code (e.g. k7x2m-q9fpa).',
+    maxLength: 32,
+    example: '123456',
+  })
   @IsString()
   @Length(1, 32)
   readonly code!: string;
 }
 
 export class TotpCodeDto {
-  @ApiProperty({ description: 'The 6-digit code the authenticator app shows now.', pattern: '^[0-9]{6}$', example: '123456' })
+  @ApiProperty({
+    description: 'The 6-digit code the authenticator app shows now.',
+    pattern: '^[0-9]{6}$',
+    minLength: 6,
+    maxLength: 6,
+    example: '123456',
+  })
   @IsString()
   @Matches(/^[0-9]{6}$/, { message: 'code must be 6 digits' })
   readonly code!: string;
@@ -45,12 +55,19 @@ export class TotpEnrolmentDto {
   @ApiProperty({ description: 'The new TOTP secret (base32), for typing into an app; shown only now.', example: 'JBSWY3DPEHPK3PXP' })
   readonly secret!: string;
 
-  @ApiProperty({ description: 'The same as an otpauth:// URL, for a QR code.', example: 'otpauth://totp/Gatehouse:owner%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Gatehouse' })
+  @ApiProperty({
+    description: 'The same as an otpauth:// URL, for a QR code.',
+    example: 'otpauth://totp/Gatehouse:owner%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Gatehouse',
+  })
   readonly otpauthUrl!: string;
 }
 
 export class RecoveryCodesDto {
-  @ApiProperty({ description: 'Ten single-use codes, shown only now; each signs in once in place of a TOTP code or passkey.', type: [String], example: ['k7x2m-q9fpa'] })
+  @ApiProperty({
+    description: 'Ten single-use codes, shown only now; each signs in once in place of a TOTP code or passkey.',
+    type: [String],
+    example: ['k7x2m-q9fpa'],
+  })
   readonly recoveryCodes!: string[];
 }
 

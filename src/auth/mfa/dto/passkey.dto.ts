@@ -3,7 +3,7 @@ import { IsObject, IsString, Length } from 'class-validator';
 import { IsOmittable } from '../../../common/validation';
 
 export class PasskeyDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ description: 'Passkey id.', format: 'uuid' })
   readonly id!: string;
 
   @ApiProperty({ description: 'The name its owner gave it.', example: 'MacBook Touch ID' })
@@ -15,7 +15,7 @@ export class PasskeyDto {
   @ApiProperty({ description: 'Backed up (synced) by its provider.' })
   readonly backedUp!: boolean;
 
-  @ApiProperty({ type: String, format: 'date-time' })
+  @ApiProperty({ description: 'When it was registered.', type: String, format: 'date-time' })
   readonly createdAt!: string;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Last sign-in with it; null: never.' })
@@ -44,14 +44,17 @@ export class AddPasskeyDto {
 }
 
 export class RenamePasskeyDto {
-  @ApiProperty({ minLength: 1, maxLength: 100 })
+  @ApiProperty({ description: 'The new name.', minLength: 1, maxLength: 100 })
   @IsString()
   @Length(1, 100)
   readonly name!: string;
 }
 
 export class PasskeyOptionsRequestDto {
-  @ApiPropertyOptional({ description: 'The mfaToken of a login answer, when the passkey is the second factor; omitted: a passwordless sign-in.', maxLength: 200 })
+  @ApiPropertyOptional({
+    description: 'The mfaToken of a login answer, when the passkey is the second factor; omitted: a passwordless sign-in.',
+    maxLength: 200,
+  })
   @IsOmittable()
   @IsString()
   @Length(1, 200)
