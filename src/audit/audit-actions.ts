@@ -5,6 +5,7 @@ export const AUDIT_ACTIONS = [
   'auth.password_changed',
   'auth.logout',
   'auth.password_reset',
+  'auth.session_ended',
   'api_key.created',
   'api_key.updated',
   'api_key.revoked',

@@ -6,14 +6,15 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { Authenticator } from './authenticator';
 import { LoginLockout } from './login-lockout';
+import { SessionsController } from './sessions.controller';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
 import { UserPrincipalService } from './user-principal.service';
 
-/** Who is calling (API key or JWT → principal, for the AccessGuard), signing in, and GET /auth/me. */
+/** Who is calling (API key or JWT → principal, for the AccessGuard), signing in, GET /auth/me, and the caller's sessions. */
 @Module({
   imports: [ApiKeysModule, PlansModule, CredentialsModule],
-  controllers: [AuthController],
+  controllers: [AuthController, SessionsController],
   providers: [AuthService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
   exports: [Authenticator, UserPrincipalService],
 })

@@ -11,7 +11,7 @@ import { CHALLENGE } from '../common/errors/challenges';
 import type { Actor, RequestSource } from '../common/current-principal.decorator';
 import { PasswordResetIssuedDto, TokenResponseDto } from './dto/login.dto';
 import { hashPassword, passwordProblems } from './passwords';
-import { TokenService } from './token.service';
+import { SessionService } from './session.service';
 
 export const RESET_TTL_MS = 3600_000;
 
@@ -26,7 +26,7 @@ export class PasswordResetService {
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly tokens: TokenService,
+    private readonly sessions: SessionService,
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
     private readonly mailer: Mailer,
@@ -74,7 +74,7 @@ export class PasswordResetService {
     }
   }
 
-  /** Sets the password once per token; every earlier token (JWT) of the user and every other reset of theirs dies. */
+  /** Sets the password once per token; every earlier token (JWT) of the user, their sessions and every other reset of theirs die. */
   async accept(token: string, newPassword: string, source: RequestSource): Promise<TokenResponseDto> {
     const refused = () =>
       new AppError('invalid_credentials', 'The reset token is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
@@ -83,7 +83,7 @@ export class PasswordResetService {
     const problems = passwordProblems(newPassword, reset.user.email, 'newPassword');
     if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);
     const passwordHash = await hashPassword(newPassword);
-    const user = await this.prisma.$transaction(async (tx) => {
+    const { user, issued } = await this.prisma.$transaction(async (tx) => {
       const now = new Date();
       const claimed = await tx.passwordReset.updateMany({
         where: { id: reset.id, usedAt: null, expiresAt: { gt: now } },
@@ -106,10 +106,11 @@ export class PasswordResetService {
         ...source,
         target: { type: 'user', id: updated.id },
       });
-      return updated;
+      await this.sessions.endAllOf(tx, updated.id, now);
+      return { user: updated, issued: await this.sessions.start(tx, updated, 'password_reset', source) };
     });
     this.invalidation.invalidate('user', user.id);
-    return this.tokens.issue(user);
+    return issued;
   }
 
   /** A new reset for the user, in `tx`; their earlier ones are used up. */
