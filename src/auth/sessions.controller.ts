@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Req } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { decode } from 'jsonwebtoken';
-import { JwtAuth } from '../common/auth.decorators';
+import { JwtAuthWhileEnrolling } from '../common/auth.decorators';
 import { Actor, CurrentActor } from '../common/current-principal.decorator';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { IdParamDto } from '../common/dto/id-param.dto';
@@ -15,13 +15,14 @@ function tokenIdOf(req: Request): string {
   return (decode(token, { json: true }) as { jti: string }).jti;
 }
 
+/** Open to a member who must still enrol a second factor (as signing out is): they may see and end their sessions. */
 @ApiTags('Auth')
 @Controller('auth/sessions')
 export class SessionsController {
   constructor(private readonly sessions: SessionService) {}
 
   @Get()
-  @JwtAuth()
+  @JwtAuthWhileEnrolling()
   @ApiOperation({ summary: "The caller's live sessions (one per sign-in), newest first; the calling one has current: true" })
   @ApiOkResponse({ type: SessionListDto })
   async list(@CurrentActor() actor: Actor, @Req() req: Request): Promise<SessionListDto> {
@@ -29,7 +30,7 @@ export class SessionsController {
   }
 
   @Delete(':id')
-  @JwtAuth()
+  @JwtAuthWhileEnrolling()
   @HttpCode(204)
   @ApiOperation({ summary: 'End one of your sessions: its token is refused from the next request on, on every instance' })
   @ApiNoContentResponse({ description: 'Ended.' })

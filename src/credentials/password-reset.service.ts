@@ -9,7 +9,7 @@ import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from '../common/errors/challenges';
 import type { Actor, RequestSource } from '../common/current-principal.decorator';
-import { PasswordResetIssuedDto, TokenResponseDto } from './dto/login.dto';
+import { PasswordResetIssuedDto } from './dto/login.dto';
 import { hashPassword, passwordProblems } from './passwords';
 import { SessionService } from './session.service';
 
@@ -74,8 +74,12 @@ export class PasswordResetService {
     }
   }
 
-  /** Sets the password once per token; every earlier token (JWT) of the user, their sessions and every other reset of theirs die. */
-  async accept(token: string, newPassword: string, source: RequestSource): Promise<TokenResponseDto> {
+  /**
+   * Sets the password once per token; every earlier token (JWT) of the user, their sessions and every
+   * other reset of theirs die. The answer is the user, signed in by the caller (or asked for their
+   * second factor: a reset proves the e-mail address, not the second factor).
+   */
+  async accept(token: string, newPassword: string, source: RequestSource): Promise<{ id: string; tokenVersion: number }> {
     const refused = () =>
       new AppError('invalid_credentials', 'The reset token is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
     const reset = await this.prisma.passwordReset.findUnique({ where: { tokenHash: hashOneTimeToken(token) }, include: { user: true } });
@@ -83,7 +87,7 @@ export class PasswordResetService {
     const problems = passwordProblems(newPassword, reset.user.email, 'newPassword');
     if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);
     const passwordHash = await hashPassword(newPassword);
-    const { user, issued } = await this.prisma.$transaction(async (tx) => {
+    const user = await this.prisma.$transaction(async (tx) => {
       const now = new Date();
       const claimed = await tx.passwordReset.updateMany({
         where: { id: reset.id, usedAt: null, expiresAt: { gt: now } },
@@ -107,10 +111,10 @@ export class PasswordResetService {
         target: { type: 'user', id: updated.id },
       });
       await this.sessions.endAllOf(tx, updated.id, now);
-      return { user: updated, issued: await this.sessions.start(tx, updated, 'password_reset', source) };
+      return updated;
     });
     this.invalidation.invalidate('user', user.id);
-    return issued;
+    return user;
   }
 
   /** A new reset for the user, in `tx`; their earlier ones are used up. */
