@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { generateSync } from 'otplib';
 import { SessionService } from '../../src/credentials/session.service';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp, TestUser } from '../utils/test-app';
 
@@ -156,6 +157,30 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
       .send({ token: inv.body.token, password: 'a long enough passphrase' })
       .expect(200);
     expect(await list(joined.body.token)).toEqual([expect.objectContaining({ device: 'curl', method: 'invitation', current: true })]);
+  });
+
+  it('a sign-in completed by a TOTP code or a recovery code starts a session by that method', async () => {
+    const user = await account.addUser('ANALYST');
+    const started = await t.http.post('/api/v1/auth/mfa/totp').set(bearer(user.token)).expect(201);
+    const secret = started.body.secret as string;
+    const codeAt = (epoch: number) => generateSync({ secret, epoch });
+    const confirmed = await t.http
+      .post('/api/v1/auth/mfa/totp/confirm')
+      .set(bearer(user.token))
+      .send({ code: codeAt(Math.floor(Date.now() / 1000)) })
+      .expect(200);
+    const secondStep = async (code: string) => {
+      const first = await t.http.post('/api/v1/auth/login').set('User-Agent', MAC_CHROME).send({ email: user.email, password: user.password });
+      expect(first.body).toMatchObject({ mfaRequired: true });
+      return (await t.http.post('/api/v1/auth/login/mfa').set('User-Agent', MAC_CHROME).send({ mfaToken: first.body.mfaToken, code }).expect(200))
+        .body.token as string;
+    };
+    const byTotp = await secondStep(codeAt(Math.floor(Date.now() / 1000) + 30)); // the confirming period's code is spent
+    const byRecovery = await secondStep(confirmed.body.recoveryCodes[0]);
+    expect((await list(byRecovery)).map((s) => [s.id, s.method, s.device])).toEqual([
+      [jtiOf(byRecovery), 'recovery_code', 'Chrome on macOS'],
+      [jtiOf(byTotp), 'totp', 'Chrome on macOS'],
+    ]);
   });
 
   it('moves lastSeenAt of a used session at the next flush, and writes nothing before it', async () => {
