@@ -352,7 +352,7 @@ describe('GET /api/v1/audit-log', () => {
     for (let i = 1; i < ours.length; i++) {
       if (ours[i - 1].createdAt !== ours[i].createdAt) expect(order[i - 1]).toBeGreaterThan(order[i]);
     }
-    expect(order[0]).toBe(18);
+    expect(order[0]).toBe(19);
     expect(order[order.length - 1]).toBe(1);
   });
 
