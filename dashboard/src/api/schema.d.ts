@@ -293,6 +293,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's live sessions (one per sign-in), newest first; the calling one has current: true */
+        get: operations["SessionsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one of your sessions: its token is refused from the next request on, on every instance */
+        delete: operations["SessionsController_end"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/plans": {
         parameters: {
             query?: never;
@@ -528,6 +562,23 @@ export interface paths {
          */
         post: operations["TeamController_resetPassword"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/team/members/{userId}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End every session of a member: all their tokens stop working at once (only an OWNER for an OWNER's) */
+        delete: operations["TeamController_endSessions"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1173,6 +1224,49 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        SessionDto: {
+            /**
+             * Format: uuid
+             * @description Session id: the `jti` of the session's token.
+             */
+            id: string;
+            /**
+             * @description The device, from the User-Agent it signed in with.
+             * @example Chrome on macOS
+             */
+            device: string;
+            /**
+             * @description Client IP it signed in from (as TRUST_PROXY resolves it).
+             * @example 203.0.113.7
+             */
+            ip: string;
+            /**
+             * @description How it signed in.
+             * @enum {string}
+             */
+            method: "password" | "totp" | "recovery_code" | "passkey" | "invitation" | "password_reset" | "signup" | "password_change";
+            /**
+             * Format: date-time
+             * @description When it signed in.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its token was last used, to about a minute.
+             */
+            lastSeenAt: string;
+            /**
+             * Format: date-time
+             * @description When its token expires.
+             */
+            expiresAt: string;
+            /** @description Whether this is the session of the token making the request. */
+            current: boolean;
+        };
+        SessionListDto: {
+            /** @description The caller's live sessions (not ended, not expired), newest first; at most 100. */
+            data: components["schemas"]["SessionDto"][];
+        };
         PlanListDto: {
             /** @description Every plan, smallest first. */
             data: components["schemas"]["PlanDto"][];
@@ -1187,7 +1281,7 @@ export interface components {
              * @description What happened.
              * @enum {string}
              */
-            action: "auth.login" | "auth.login_failed" | "auth.password_changed" | "auth.logout" | "auth.password_reset" | "auth.mfa_enabled" | "auth.mfa_disabled" | "auth.recovery_codes_regenerated" | "auth.recovery_code_used" | "auth.passkey_added" | "auth.passkey_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "api_key.rotated" | "team.invitation_created" | "team.invitation_accepted" | "team.invitation_revoked" | "team.password_reset_issued" | "team.role_changed" | "team.member_removed" | "account.created" | "account.updated" | "account.plan_changed" | "account.mfa_requirement_changed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook.delivery_retried" | "webhook.disabled";
+            action: "auth.login" | "auth.login_failed" | "auth.password_changed" | "auth.logout" | "auth.password_reset" | "auth.session_ended" | "auth.mfa_enabled" | "auth.mfa_disabled" | "auth.recovery_codes_regenerated" | "auth.recovery_code_used" | "auth.passkey_added" | "auth.passkey_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "api_key.rotated" | "team.invitation_created" | "team.invitation_accepted" | "team.invitation_revoked" | "team.password_reset_issued" | "team.role_changed" | "team.member_removed" | "account.created" | "account.updated" | "account.plan_changed" | "account.mfa_requirement_changed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook.delivery_retried" | "webhook.disabled";
             /**
              * Format: uuid
              * @description The user who acted; null for a failed login.
@@ -5821,6 +5915,329 @@ export interface operations {
             };
         };
     };
+    SessionsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListDto"];
+                };
+            };
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "validation_failed",
+                     *       "message": "The request is malformed; see details.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11",
+                     *       "details": [
+                     *         {
+                     *           "field": "name",
+                     *           "message": "name must be longer than or equal to 1 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description missing_credentials, invalid_token or token_expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "error": "missing_credentials",
+                     *       "message": "This endpoint needs credentials that the request did not carry.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_exceeded — over the limit; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Too many requests; retry after the number of seconds in Retry-After.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "internal_error",
+                     *       "message": "Something went wrong on our side.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "service_unavailable",
+                     *       "message": "The service is temporarily unavailable; retry shortly.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    SessionsController_end: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "validation_failed",
+                     *       "message": "The request is malformed; see details.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11",
+                     *       "details": [
+                     *         {
+                     *           "field": "name",
+                     *           "message": "name must be longer than or equal to 1 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description missing_credentials, invalid_token or token_expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "error": "missing_credentials",
+                     *       "message": "This endpoint needs credentials that the request did not carry.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description not_found — no such live session of yours */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "error": "not_found",
+                     *       "message": "No such resource.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_exceeded — over the limit; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Too many requests; retry after the number of seconds in Retry-After.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "internal_error",
+                     *       "message": "Something went wrong on our side.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "service_unavailable",
+                     *       "message": "The service is temporarily unavailable; retry shortly.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     PlansController_list: {
         parameters: {
             query?: never;
@@ -6001,7 +6418,7 @@ export interface operations {
                 /** @description Only events before this time (ISO 8601). */
                 to?: string;
                 /** @description Only this action. */
-                action?: "auth.login" | "auth.login_failed" | "auth.password_changed" | "auth.logout" | "auth.password_reset" | "auth.mfa_enabled" | "auth.mfa_disabled" | "auth.recovery_codes_regenerated" | "auth.recovery_code_used" | "auth.passkey_added" | "auth.passkey_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "api_key.rotated" | "team.invitation_created" | "team.invitation_accepted" | "team.invitation_revoked" | "team.password_reset_issued" | "team.role_changed" | "team.member_removed" | "account.created" | "account.updated" | "account.plan_changed" | "account.mfa_requirement_changed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook.delivery_retried" | "webhook.disabled";
+                action?: "auth.login" | "auth.login_failed" | "auth.password_changed" | "auth.logout" | "auth.password_reset" | "auth.session_ended" | "auth.mfa_enabled" | "auth.mfa_disabled" | "auth.recovery_codes_regenerated" | "auth.recovery_code_used" | "auth.passkey_added" | "auth.passkey_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "api_key.rotated" | "team.invitation_created" | "team.invitation_accepted" | "team.invitation_revoked" | "team.password_reset_issued" | "team.role_changed" | "team.member_removed" | "account.created" | "account.updated" | "account.plan_changed" | "account.mfa_requirement_changed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook.delivery_retried" | "webhook.disabled";
                 /** @description Only events of this actor (a user id, `actorId` of an event). */
                 actorId?: string;
                 /** @description nextCursor of the previous page. */
@@ -6186,7 +6603,7 @@ export interface operations {
                 /** @description Only events before this time (ISO 8601). */
                 to?: string;
                 /** @description Only this action. */
-                action?: "auth.login" | "auth.login_failed" | "auth.password_changed" | "auth.logout" | "auth.password_reset" | "auth.mfa_enabled" | "auth.mfa_disabled" | "auth.recovery_codes_regenerated" | "auth.recovery_code_used" | "auth.passkey_added" | "auth.passkey_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "api_key.rotated" | "team.invitation_created" | "team.invitation_accepted" | "team.invitation_revoked" | "team.password_reset_issued" | "team.role_changed" | "team.member_removed" | "account.created" | "account.updated" | "account.plan_changed" | "account.mfa_requirement_changed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook.delivery_retried" | "webhook.disabled";
+                action?: "auth.login" | "auth.login_failed" | "auth.password_changed" | "auth.logout" | "auth.password_reset" | "auth.session_ended" | "auth.mfa_enabled" | "auth.mfa_disabled" | "auth.recovery_codes_regenerated" | "auth.recovery_code_used" | "auth.passkey_added" | "auth.passkey_removed" | "api_key.created" | "api_key.updated" | "api_key.revoked" | "api_key.rotated" | "team.invitation_created" | "team.invitation_accepted" | "team.invitation_revoked" | "team.password_reset_issued" | "team.role_changed" | "team.member_removed" | "account.created" | "account.updated" | "account.plan_changed" | "account.mfa_requirement_changed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.test_sent" | "webhook.delivery_retried" | "webhook.disabled";
                 /** @description Only events of this actor (a user id, `actorId` of an event). */
                 actorId?: string;
             };
@@ -9085,6 +9502,203 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PasswordResetIssuedDto"];
                 };
+            };
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "validation_failed",
+                     *       "message": "The request is malformed; see details.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11",
+                     *       "details": [
+                     *         {
+                     *           "field": "name",
+                     *           "message": "name must be longer than or equal to 1 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description missing_credentials, invalid_token or token_expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "error": "missing_credentials",
+                     *       "message": "This endpoint needs credentials that the request did not carry.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description insufficient_permissions — allowed roles: OWNER, ADMIN; mfa_required — the account requires a second factor and the caller has none yet */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "error": "insufficient_permissions",
+                     *       "message": "The caller is not allowed to use this endpoint.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description not_found — no such member in this account */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "error": "not_found",
+                     *       "message": "No such resource.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_exceeded — over the limit; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Too many requests; retry after the number of seconds in Retry-After.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "internal_error",
+                     *       "message": "Something went wrong on our side.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "service_unavailable",
+                     *       "message": "The service is temporarily unavailable; retry shortly.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    TeamController_endSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description User id (UUID). */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
             400: {

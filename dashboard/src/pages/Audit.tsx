@@ -17,6 +17,7 @@ const ACTIONS: Record<Action, string> = {
   'auth.logout': 'Signed out',
   'auth.password_changed': 'Password changed',
   'auth.password_reset': 'Password reset used',
+  'auth.session_ended': 'Session ended',
   'auth.mfa_enabled': 'Authenticator app turned on',
   'auth.mfa_disabled': 'Authenticator app turned off',
   'auth.recovery_codes_regenerated': 'Recovery codes renewed',
