@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 import { endpointOf } from '../common/request';
 
@@ -24,6 +24,12 @@ const load = {
 /** Probes and scrapes: a span each would bury the requests worth reading. */
 const UNTRACED = /^\/(health(\/(live|ready))?|metrics)\/?(\?|$)/;
 
+function withoutQuery({ protocol, hostname, host, port, path }: RequestOptions): string {
+  const defaultPort = protocol === 'https:' ? 443 : 80;
+  const where = port === undefined || port === null || Number(port) === defaultPort ? `${hostname ?? host}` : `${hostname ?? host}:${port}`;
+  return `${protocol ?? 'http:'}//${where}${(path ?? '/').split('?')[0]}`;
+}
+
 let running: { sdk: NodeSDK; api: OtelApi } | undefined;
 
 /** Whether tracing runs in this process (startTracing found `OTEL_EXPORTER_OTLP_ENDPOINT`). */
@@ -37,7 +43,7 @@ export const tracingOn = (): boolean => running !== undefined;
  * it instruments are loaded: main.ts loads ./start first.
  *
  * What spans hold (docs/DECISIONS.md, "Tracing"): no header (the HTTP instrumentation records none
- * unless told to), SQL text with its `$n` placeholders and never the values, a Redis command's
+ * unless told to), no query of an outgoing request's URL, SQL text with its `$n` placeholders and never the values, a Redis command's
  * name only (keys carry e-mail addresses and client IPs).
  */
 export function startTracing(env: NodeJS.ProcessEnv = process.env): void {
@@ -57,6 +63,8 @@ export function startTracing(env: NodeJS.ProcessEnv = process.env): void {
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (req: IncomingMessage) => UNTRACED.test(req.url ?? ''),
+        // A webhook's URL without its query, which may hold the receiver's own token.
+        startOutgoingSpanHook: (options: RequestOptions) => ({ 'url.full': withoutQuery(options) }),
       }),
       // Only SQL run for something traced (a request, a Prisma operation): not pg-boss's polls every second.
       new PgInstrumentation({ requireParentSpan: true }),

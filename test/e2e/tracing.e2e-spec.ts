@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { AppProcess, buildOnce, createKeyOn, keyNamesOn, signInTo } from '../utils/app-process';
 import { eventually } from '../utils/eventually';
 import { OtlpReceiver } from '../utils/otlp-receiver';
+import { WebhookReceiver } from '../utils/webhook-receiver';
 
 const ROOT = resolve(__dirname, '../..');
 const PROBE = resolve(__dirname, '../utils/loaded-modules.cjs');
@@ -75,18 +76,29 @@ describe('Tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
         LOADED_MODULES_FILE: traced,
         // Longer than the test: what arrives is what the SIGTERM stop flushed.
         OTEL_BSP_SCHEDULE_DELAY: '120000',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
       }),
     );
+    const hooks = await WebhookReceiver.start();
+    const hookToken = randomBytes(16).toString('hex'); // the receiver's own secret, in its URL
+    const hookUrl = hooks.url('/traced');
     let token: string;
     let key: string | undefined;
     let me: { id: string; account: { id: string } };
     let stopped: Awaited<ReturnType<AppProcess['stop']>> | undefined;
     try {
       token = await signInTo(app, owner);
+      const hook = await fetch(`${app.url}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ url: `${hookUrl}?token=${hookToken}` }),
+      });
+      expect(hook.status).toBe(201);
       ({ key } = await createKeyOn(app, token, 'traced key'));
       expect(key).toEqual(expect.any(String));
       expect(await keyNamesOn(app, token)).toEqual(['traced key']);
       me = (await (await fetch(`${app.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as typeof me;
+      await hooks.waitFor(`/traced?token=${hookToken}`); // api_key.created, delivered
       const ping = await fetch(`${app.url}/api/v1/public/ping`, { headers: { 'x-api-key': key! } });
       expect(ping.status).toBe(200);
       expect(otel(await modulesOf(app, traced))).toEqual(
@@ -95,6 +107,7 @@ describe('Tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
       expect(receiver.bodies).toEqual([]);
     } finally {
       stopped = await app.stop();
+      await hooks.close();
     }
     expect([0, 'SIGTERM']).toContain(stopped.code ?? stopped.signal); // a clean stop
 
@@ -120,6 +133,10 @@ describe('Tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     // A Redis command's name alone: its keys carry e-mail addresses and client IPs.
     for (const s of redis) expect(s.attributes['db.query.text']).toBe(s.attributes['db.operation.name']);
 
+    // The webhook delivery: an outgoing request, its URL without the query.
+    const delivery = spans.filter((s) => s.kind === 3 && s.attributes['url.full'] === hookUrl);
+    expect(delivery).toHaveLength(1);
+
     // Probes are not traced; only traces were exported (no metrics, no logs).
     const paths = spans.filter((s) => s.kind === SERVER).map((s) => String(s.attributes['http.target'] ?? s.attributes['url.path']));
     expect(paths).toEqual(expect.arrayContaining(['/api/v1/auth/login', '/api/v1/api-keys', '/api/v1/public/ping']));
@@ -127,7 +144,7 @@ describe('Tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(receiver.others).toEqual([]);
 
     const exported = receiver.bodies.join('\n');
-    for (const secret of [token!, key!, owner.password, owner.email]) expect(exported.includes(secret)).toBe(false);
+    for (const secret of [token!, key!, owner.password, owner.email, hookToken]) expect(exported.includes(secret)).toBe(false);
   }, 120_000);
 
   it('loads nothing of OpenTelemetry when OTEL_EXPORTER_OTLP_ENDPOINT is unset', async () => {
