@@ -194,7 +194,17 @@ async function main() {
   const sides = [];
   const floorKeys = L.randomKeys(KEY_COUNT);
   for (const spec of specs) {
-    const [rev, ...envPairs] = spec.split(':');
+    // A value may hold colons (`worktree:OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318`): a piece that is
+    // neither `pg` nor `NAME=…` continues the variable before it.
+    const [rev, ...envPairs] = spec
+      .split(':')
+      .reduce(
+        (pieces, p, i) =>
+          i > 1 && pieces[pieces.length - 1].includes('=') && !/^(pg|[A-Za-z_]\w*=.*)$/.test(p)
+            ? [...pieces.slice(0, -1), `${pieces[pieces.length - 1]}:${p}`]
+            : [...pieces, p],
+        [],
+      );
     if (rev === 'bare' || rev === 'floor') {
       const flags = envPairs[1] === 'app-flags' ? [...L.appNodeFlags(L.ROOT), ...PROFILE_FLAGS] : PROFILE_FLAGS;
       const server =

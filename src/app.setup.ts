@@ -24,6 +24,7 @@ import { refuseUndeclaredQueries } from './common/undeclared-query';
 import { Metrics } from './metrics/metrics';
 import { installMetricsRoute, METRICS_ENDPOINT } from './metrics/metrics-server';
 import { DASHBOARD_ASSET_ROUTE } from './dashboard/dashboard-pages';
+import { nameServerSpans } from './tracing/tracing';
 
 export const API_PREFIX = 'api/v1';
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -109,6 +110,7 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
     if (req.raw.headers.host === undefined && req.raw.httpVersion !== '1.0') return done(missingHost());
     done(lifecycle.refusal());
   });
+  nameServerSpans(fastify); // tracing on only
 
   installMetricsRoute(app); // before the per-route hooks: not an API route
   publishAuthToRouteConfig(app);

@@ -1,3 +1,5 @@
+// First: tracing (when OTEL_EXPORTER_OTLP_ENDPOINT is set) instruments the modules loaded after it.
+import './tracing/start';
 import 'reflect-metadata';
 import { keepTickObjectShape } from './runtime/tick-shape';
 import { createApp } from './app.setup';

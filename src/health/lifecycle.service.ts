@@ -9,6 +9,7 @@ import { UsageRecorder } from '../usage/usage.recorder';
 import { WebhookDeliverer } from '../webhooks/webhook-deliverer';
 import type { Logger as PinoLogger } from 'pino';
 import { PINO } from '../logging/logging.module';
+import { stopTracing } from '../tracing/tracing';
 
 const SHUTTING_DOWN = 'This instance is shutting down; retry the request.';
 
@@ -21,7 +22,8 @@ const SHUTTING_DOWN = 'This instance is shutting down; retry the request.';
  *    open connection is refused with our 503 (see `refusal`), not served;
  * 3. the webhook worker stops taking deliveries (one in flight is cut short and left to the queue);
  * 4. the last usage counts, API keys' lastUsedAt and sessions' lastSeenAt are written;
- * 5. the database pool (or PGlite) closes, and buffered log lines are written.
+ * 5. the database pool (or PGlite) closes, and buffered log lines are written;
+ * 6. with tracing on, the spans still buffered are exported.
  */
 @Injectable()
 export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdown {
@@ -65,5 +67,6 @@ export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
     await this.sessions.stop();
     await this.prisma.close();
     await new Promise<void>((resolve) => this.log.flush(() => resolve()));
+    await stopTracing();
   }
 }
