@@ -35,7 +35,7 @@ async function runMode(modeName) {
       ([k, v]) => `${k}=${v}`,
     );
     commands.push(
-      `${shown.join(' ')} JWT_SECRET=<random> WIDGET_SECRETS=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`,
+      `${shown.join(' ')} JWT_SECRET=<random> WIDGET_SECRETS=<random> MFA_ENCRYPTION_KEY=<random> BOOTSTRAP_OWNER_EMAIL=… BOOTSTRAP_OWNER_PASSWORD=… PORT=<free> \\\n  ${app.child.command}`,
     );
     const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: WIDGET_ONLY ? 0 : USERS });
     L.log(`${modeName}: ${acct.keys.length} keys, ${acct.tokens.length} members ready`);

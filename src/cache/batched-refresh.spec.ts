@@ -49,7 +49,11 @@ describe('users and accounts refreshed in batches', () => {
       user: {
         findMany: ({ where }: { where: { id: { in: string[] } } }) => {
           queries.push({ table: 'user', ids: where.id.in });
-          return Promise.resolve(users.filter((u) => where.id.in.includes(u.id)).map((u) => ({ ...u, revokedTokens: [], totpConfirmedAt: null, account: { requireMfa: false }, _count: { passkeys: 0 } })));
+          return Promise.resolve(
+            users
+              .filter((u) => where.id.in.includes(u.id))
+              .map((u) => ({ ...u, revokedTokens: [], totpConfirmedAt: null, account: { requireMfa: false }, _count: { passkeys: 0 } })),
+          );
         },
       },
       account: {

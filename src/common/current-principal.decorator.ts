@@ -23,7 +23,11 @@ export interface RequestSource {
   readonly userAgent: string;
 }
 
-export const requestSourceOf = (req: Request): RequestSource => ({ requestId: req.id, ip: req.ip, userAgent: req.headers['user-agent'] ?? '' });
+export const requestSourceOf = (req: Request): RequestSource => ({
+  requestId: req.id,
+  ip: req.ip,
+  userAgent: req.headers['user-agent'] ?? '',
+});
 
 /** A dashboard user acting, with the request their changes are audited under. */
 export type Actor = UserPrincipal & RequestSource;

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { solveChallenge } from 'altcha-lib/v1';
+import { generateSync } from 'otplib';
 import { eventually } from '../utils/eventually';
 import { freePort } from '../utils/private-redis';
+import { SoftAuthenticator } from '../utils/soft-authenticator';
 import { createAccount, createPlan, startApp, TEST_PASSWORD, TestApp } from '../utils/test-app';
 import { altchaPayload } from '../utils/widget';
 
@@ -180,8 +182,9 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('POST', '/api/v1/auth/password-reset/request', { body: { email: 'someone@example.com' } })).status).toBe(404);
 
     // Sessions: the reset's sign-in is one; a second sign-in ends it; an admin ends the rest.
-    const resetToken = (await call('POST', '/api/v1/auth/login', { body: { email: forgetful.email, password: 'a brand new developer passphrase' } }))
-      .body!.token as string;
+    const resetToken = (
+      await call('POST', '/api/v1/auth/login', { body: { email: forgetful.email, password: 'a brand new developer passphrase' } })
+    ).body!.token as string;
     const sessions = await call('GET', '/api/v1/auth/sessions', { token: resetToken });
     expect(sessions.status).toBe(200);
     const other = (sessions.body!.data as Array<{ id: string; current: boolean }>).find((s) => !s.current)!;
@@ -191,6 +194,54 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('DELETE', `/api/v1/team/members/${forgetful.id}/sessions`, { token: owner.token })).status).toBe(204);
     expect((await call('DELETE', `/api/v1/team/members/${randomUUID()}/sessions`, { token: owner.token })).status).toBe(404);
     expect((await call('GET', '/api/v1/auth/sessions', { token: resetToken })).status).toBe(401);
+
+    // Second factors: TOTP with recovery codes, the sign-in's second step, passkeys.
+    const careful = await account.addUser('DEVELOPER');
+    const bearer = { token: careful.token };
+    expect((await call('GET', '/api/v1/auth/mfa', bearer)).status).toBe(200);
+    const totp = await call('POST', '/api/v1/auth/mfa/totp', bearer);
+    expect(totp.status).toBe(201);
+    expect((await call('POST', '/api/v1/auth/mfa/totp/confirm', { ...bearer, body: { code: 'abcdef' } })).status).toBe(400);
+    const secret = totp.body!.secret as string;
+    const confirmed = await call('POST', '/api/v1/auth/mfa/totp/confirm', { ...bearer, body: { code: generateSync({ secret }) } });
+    expect(confirmed.status).toBe(200);
+    expect((await call('POST', '/api/v1/auth/mfa/totp', bearer)).status).toBe(409);
+    const codes = confirmed.body!.recoveryCodes as string[];
+    const stepAnswer = await call('POST', '/api/v1/auth/login', { body: { email: careful.email, password: TEST_PASSWORD } });
+    expect(stepAnswer.body).toMatchObject({ mfaRequired: true });
+    const mfaToken = stepAnswer.body!.mfaToken as string;
+    expect((await call('POST', '/api/v1/auth/login/mfa', { body: { mfaToken, code: '000000' } })).status).toBe(401);
+    expect((await call('POST', '/api/v1/auth/login/mfa', { body: { mfaToken, code: codes[0] } })).status).toBe(200);
+    expect((await call('POST', '/api/v1/auth/mfa/recovery-codes', { ...bearer, body: { password: 'wrong' } })).status).toBe(400);
+    expect((await call('POST', '/api/v1/auth/mfa/recovery-codes', { ...bearer, body: { password: TEST_PASSWORD } })).status).toBe(201);
+    const authenticator = new SoftAuthenticator(t.config.serviceOrigins[0]);
+    const registration = await call('POST', '/api/v1/auth/passkeys/registration-options', bearer);
+    expect(registration.status).toBe(200);
+    const passkey = await call('POST', '/api/v1/auth/passkeys', {
+      ...bearer,
+      body: { name: 'Contract', response: authenticator.create(registration.body as never) },
+    });
+    expect(passkey.status).toBe(201);
+    expect((await call('POST', '/api/v1/auth/passkeys', { ...bearer, body: { response: {} } })).status).toBe(400);
+    expect((await call('GET', '/api/v1/auth/passkeys', bearer)).status).toBe(200);
+    expect(
+      (await call('PATCH', `/api/v1/auth/passkeys/${passkey.body!.id as string}`, { ...bearer, body: { name: 'Renamed' } })).status,
+    ).toBe(200);
+    expect((await call('PATCH', `/api/v1/auth/passkeys/${randomUUID()}`, { ...bearer, body: { name: 'x' } })).status).toBe(404);
+    const passwordless = await call('POST', '/api/v1/auth/passkeys/authentication-options', { body: {} });
+    expect(passwordless.status).toBe(200);
+    expect(
+      (await call('POST', '/api/v1/auth/login/passkey', { body: { response: authenticator.get(passwordless.body as never) } })).status,
+    ).toBe(200);
+    expect((await call('POST', '/api/v1/auth/passkeys/authentication-options', { body: { mfaToken: 'ghm_gone' } })).status).toBe(401);
+    expect((await call('POST', '/api/v1/auth/login/passkey', { body: { response: {} } })).status).toBe(401);
+    expect(
+      (await call('DELETE', `/api/v1/auth/passkeys/${passkey.body!.id as string}`, { ...bearer, body: { password: TEST_PASSWORD } }))
+        .status,
+    ).toBe(204);
+    expect((await call('DELETE', '/api/v1/auth/mfa/totp', { ...bearer, body: { password: 'wrong' } })).status).toBe(400);
+    expect((await call('DELETE', '/api/v1/auth/mfa/totp', { ...bearer, body: { password: TEST_PASSWORD } })).status).toBe(204);
+    expect((await call('DELETE', '/api/v1/auth/mfa/totp', { ...bearer, body: { password: TEST_PASSWORD } })).status).toBe(404);
 
     // API keys.
     expect((await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: '' } })).status).toBe(400);

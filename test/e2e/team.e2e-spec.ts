@@ -106,6 +106,7 @@ describe('team: invitations, roles, removal; password and me', () => {
         id: who.body.id,
         email,
         role: 'DEVELOPER',
+        mfa: false,
         createdAt: expect.any(String),
       });
       await t.http.post('/api/v1/auth/login').send({ email, password: NEW_PASSWORD }).expect(200);
@@ -303,7 +304,7 @@ describe('team: invitations, roles, removal; password and me', () => {
       const dev = await account.addUser('DEVELOPER');
       const res = await changeRole(admin, dev.id, 'ANALYST');
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ id: dev.id, email: dev.email, role: 'ANALYST', createdAt: expect.any(String) });
+      expect(res.body).toEqual({ id: dev.id, email: dev.email, role: 'ANALYST', mfa: false, createdAt: expect.any(String) });
       expect((await remove(admin, dev.id)).status).toBe(204);
       expect(await roleInDb(dev.id)).toBeUndefined();
     });

@@ -5,6 +5,7 @@ import type { Prisma } from '../../generated/prisma/client';
 import { CacheInvalidation } from '../../cache/invalidation.service';
 import type { Actor, RequestSource } from '../../common/current-principal.decorator';
 import { AppError } from '../../common/errors/app-error';
+import { CHALLENGE } from '../../common/errors/challenges';
 import { hashOneTimeToken, newOneTimeToken } from '../../common/one-time-token';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { resolveMfaKey } from '../../config/secrets';
@@ -36,7 +37,9 @@ const SIGNING_IN = {
 type SigningInWithTotp = SigningInUser & { totpSecret: string | null; totpConfirmedAt: Date | null; totpLastStep: number | null };
 
 const expiredStep = () =>
-  new AppError('invalid_credentials', 'This sign-in step has expired or was used: sign in again with your password.');
+  new AppError('invalid_credentials', 'This sign-in step has expired or was used: sign in again with your password.').withChallenge(
+    CHALLENGE.bearer,
+  );
 
 /**
  * Second factors (docs/API.md, "Second factors"): TOTP (RFC 6238, otplib) with ten single-use
@@ -138,7 +141,7 @@ export class MfaService {
     throw new AppError(
       'invalid_credentials',
       method === 'passkey' ? 'The passkey was not accepted.' : 'The code is wrong, expired or was used already.',
-    );
+    ).withChallenge(CHALLENGE.bearer);
   }
 
   /** POST /auth/login/mfa: a TOTP code (6 digits) or a recovery code completes the second step. */

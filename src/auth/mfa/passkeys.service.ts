@@ -13,6 +13,7 @@ import { AuditService } from '../../audit/audit.service';
 import { CacheInvalidation } from '../../cache/invalidation.service';
 import type { Actor, RequestSource } from '../../common/current-principal.decorator';
 import { AppError } from '../../common/errors/app-error';
+import { CHALLENGE } from '../../common/errors/challenges';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import type { TokenResponseDto } from '../../credentials/dto/login.dto';
 import type { Passkey } from '../../generated/prisma/client';
@@ -45,7 +46,7 @@ function challengeOf(response: { response?: { clientDataJSON?: unknown } }): str
   }
 }
 
-const notAccepted = () => new AppError('invalid_credentials', 'The passkey was not accepted: try again.');
+const notAccepted = () => new AppError('invalid_credentials', 'The passkey was not accepted: try again.').withChallenge(CHALLENGE.bearer);
 const badRegistration = (message: string) => new AppError('validation_failed', message, [{ field: 'response', message }]);
 
 /**
