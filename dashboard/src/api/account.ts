@@ -1,6 +1,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { authKeys } from './auth';
 import { api } from './api';
+import { call } from './contract';
 import { unwrap } from './errors';
 import type { MutationReactions } from './mutation-reactions';
 import type { components } from './schema';
@@ -67,5 +68,17 @@ export function useDeleteAccount(confirm: string) {
   return useMutation({
     mutationFn: async () => unwrap(await api.DELETE('/api/v1/account', { body: { confirm } })),
     onSuccess: () => session.end('signed_out'),
+  });
+}
+
+/** Whether every member must have a second factor (OWNER only): PATCH /account {requireMfa}. */
+export function useRequireMfa({ onSuccess }: MutationReactions<Account> = {}) {
+  const changed = useAccountChanged();
+  return useMutation({
+    mutationFn: (requireMfa: boolean) => call<Account>('PATCH', '/api/v1/account', { requireMfa }),
+    onSuccess: (account) => {
+      changed(account);
+      onSuccess?.(account);
+    },
   });
 }

@@ -4,6 +4,7 @@ import { api } from './api';
 import { unwrap } from './errors';
 import type { MutationReactions } from './mutation-reactions';
 import type { components } from './schema';
+import { call, LoginAnswer, needsSecondStep, TokenAnswer as SessionAnswer } from './contract';
 import { session } from './session';
 
 type TokenAnswer = components['schemas']['TokenResponseDto'];
@@ -40,10 +41,48 @@ export function useMe() {
   return useQuery(meQuery());
 }
 
-/** Signs in: the session starts before the page's onSuccess runs. */
-export function useLogin({ onSuccess }: MutationReactions<TokenAnswer> = {}) {
+/**
+ * Signs in with email and password: the session starts before the page's onSuccess runs, unless the
+ * answer asks for a second step (`mfaRequired`), which the page then shows.
+ */
+export function useLogin({ onSuccess }: MutationReactions<LoginAnswer> = {}) {
   return useMutation({
-    mutationFn: async (body: { email: string; password: string }) => unwrap(await api.POST('/api/v1/auth/login', { body })),
+    mutationFn: async (body: { email: string; password: string }) =>
+      unwrap(await api.POST('/api/v1/auth/login', { body })) as unknown as LoginAnswer,
+    onSuccess: (answer) => {
+      if (!needsSecondStep(answer)) session.start(answer.token, answer.expiresIn);
+      onSuccess?.(answer);
+    },
+  });
+}
+
+/** The second step of a sign-in: a 6-digit code from the authenticator app, or a recovery code. */
+export function useSecondStep({ onSuccess }: MutationReactions<SessionAnswer> = {}) {
+  return useMutation({
+    mutationFn: (body: { mfaToken: string; code: string }) => call<SessionAnswer>('POST', '/api/v1/auth/login/mfa', body),
+    onSuccess: (answer) => {
+      session.start(answer.token, answer.expiresIn);
+      onSuccess?.(answer);
+    },
+  });
+}
+
+/**
+ * Signs in with a passkey: the second step of a sign-in (with its `mfaToken`), or on its own without
+ * a password (a passkey the authenticator finds by itself). The WebAuthn library is loaded only now.
+ */
+export function usePasskeySignIn({ onSuccess }: MutationReactions<SessionAnswer> = {}) {
+  return useMutation({
+    mutationFn: async (mfaToken?: string) => {
+      const optionsJSON = await call<Parameters<typeof import('@simplewebauthn/browser').startAuthentication>[0]['optionsJSON']>(
+        'POST',
+        '/api/v1/auth/passkeys/authentication-options',
+        mfaToken === undefined ? {} : { mfaToken },
+      );
+      const { startAuthentication } = await import('@simplewebauthn/browser');
+      const response = await startAuthentication({ optionsJSON });
+      return call<SessionAnswer>('POST', '/api/v1/auth/login/passkey', mfaToken === undefined ? { response } : { response, mfaToken });
+    },
     onSuccess: (answer) => {
       session.start(answer.token, answer.expiresIn);
       onSuccess?.(answer);

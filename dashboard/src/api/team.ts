@@ -2,6 +2,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/r
 import type { Role } from '../roles';
 import { authKeys, meQuery } from './auth';
 import { api } from './api';
+import { call } from './contract';
 import { unwrap } from './errors';
 import type { MutationReactions } from './mutation-reactions';
 import type { components } from './schema';
@@ -92,6 +93,14 @@ export function useRemoveMember(userId: string, { onSuccess }: MutationReactions
 export function useIssuePasswordReset(userId: string, { onSuccess }: MutationReactions<IssuedReset> = {}) {
   return useMutation({
     mutationFn: async () => unwrap(await api.POST('/api/v1/team/members/{userId}/password-reset', { params: { path: { userId } } })),
+    onSuccess,
+  });
+}
+
+/** Ends every session of a member: each of their tokens is refused from the next request on. */
+export function useEndMemberSessions(userId: string, { onSuccess }: MutationReactions<unknown> = {}) {
+  return useMutation({
+    mutationFn: () => call<unknown>('DELETE', `/api/v1/team/members/${encodeURIComponent(userId)}/sessions`),
     onSuccess,
   });
 }
