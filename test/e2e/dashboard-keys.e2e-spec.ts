@@ -199,6 +199,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
       'Team',
       'Account and plan',
       'Profile',
+      'Security',
       'Protect a form: the guide',
       'API reference',
     ]);

@@ -103,6 +103,7 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
         'Audit log',
         'Account and plan',
         'Profile',
+        'Security',
         'Protect a form: the guide',
         'API reference',
       ]);
