@@ -2,6 +2,14 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 // The generated Prisma client imports its own files as './x.js'.
 const moduleNameMapper = { '^(\\.{1,2}/.*)\\.js$': '$1' };
+// Packages published only as ES modules, which Jest's CommonJS runtime cannot require (Node 20 can):
+// compiled to CommonJS for the tests.
+const esmOnly = ['@scure', '@noble', '@levischuck', '@hexagon', '@peculiar', 'pvtsutils', 'pvutils'];
+const transform = {
+  '^.+\\.ts$': tsJest,
+  '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'es2022' }, isolatedModules: true }],
+};
+const transformIgnorePatterns = [`^(?!.*/node_modules/(${esmOnly.join('|')})/).*/node_modules/`];
 
 module.exports = {
   testTimeout: 60_000,
@@ -11,7 +19,8 @@ module.exports = {
       testEnvironment: 'node',
       rootDir: '.',
       testMatch: ['<rootDir>/src/**/*.spec.ts'],
-      transform: { '^.+\\.ts$': tsJest },
+      transform,
+      transformIgnorePatterns,
       moduleNameMapper,
     },
     {
@@ -19,7 +28,8 @@ module.exports = {
       testEnvironment: 'node',
       rootDir: '.',
       testMatch: ['<rootDir>/test/e2e/**/*.e2e-spec.ts'],
-      transform: { '^.+\\.ts$': tsJest },
+      transform,
+      transformIgnorePatterns,
       moduleNameMapper,
       globalSetup: '<rootDir>/test/utils/global-setup.ts',
       globalTeardown: '<rootDir>/test/utils/global-teardown.ts',

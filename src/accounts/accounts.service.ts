@@ -17,6 +17,7 @@ export const toAccountDto = (a: Account & { plan: Plan }): AccountDto => ({
   name: a.name,
   plan: toPlanDto(a.plan),
   nonceTtlSeconds: a.nonceTtlSeconds,
+  requireMfa: a.requireMfa,
   createdAt: a.createdAt.toISOString(),
 });
 
@@ -95,23 +96,43 @@ export class AccountsService {
   }
 
   async update(actor: Actor, dto: UpdateAccountDto): Promise<AccountDto> {
-    if (dto.name === undefined && dto.nonceTtlSeconds === undefined) {
-      throw new AppError('validation_failed', 'Nothing to change.', [{ field: 'body', message: 'send name and/or nonceTtlSeconds' }]);
+    if (dto.name === undefined && dto.nonceTtlSeconds === undefined && dto.requireMfa === undefined) {
+      throw new AppError('validation_failed', 'Nothing to change.', [
+        { field: 'body', message: 'send name, nonceTtlSeconds and/or requireMfa' },
+      ]);
     }
-    const account = await this.prisma.$transaction(async (tx) => {
+    if (dto.requireMfa !== undefined && actor.role !== 'OWNER') {
+      throw new AppError('insufficient_permissions', 'Only an OWNER may require a second factor of every member.');
+    }
+    if (dto.requireMfa === true) {
+      const me = await this.prisma.user.findUniqueOrThrow({
+        where: { id: actor.userId },
+        select: { totpConfirmedAt: true, _count: { select: { passkeys: true } } },
+      });
+      if (me.totpConfirmedAt === null && me._count.passkeys === 0)
+        throw new AppError('conflict', 'Turn on a second factor for yourself first: requiring one would lock you out of everything but enrolling.');
+    }
+    const { account, userIds } = await this.prisma.$transaction(async (tx) => {
       const before = await tx.account.findUniqueOrThrow({ where: { id: actor.accountId } });
       const after = await tx.account.update({
         where: { id: actor.accountId },
-        data: { name: dto.name, nonceTtlSeconds: dto.nonceTtlSeconds },
+        data: { name: dto.name, nonceTtlSeconds: dto.nonceTtlSeconds, requireMfa: dto.requireMfa },
         include: { plan: true },
       });
       const changes = Object.fromEntries(
         (['name', 'nonceTtlSeconds'] as const).filter((f) => dto[f] !== undefined).map((f) => [f, { from: before[f], to: after[f] }]),
       );
-      await this.audit.recordBy(tx, actor, 'account.updated', { type: 'account', id: after.id }, changes);
-      return after;
+      if (Object.keys(changes).length > 0) await this.audit.recordBy(tx, actor, 'account.updated', { type: 'account', id: after.id }, changes);
+      if (dto.requireMfa === undefined || before.requireMfa === after.requireMfa) return { account: after, userIds: [] };
+      await this.audit.recordBy(tx, actor, 'account.mfa_requirement_changed', { type: 'account', id: after.id }, {
+        requireMfa: { from: before.requireMfa, to: after.requireMfa },
+      });
+      // Each member's cached principal says whether they must enrol first.
+      const users = await tx.user.findMany({ where: { accountId: after.id }, select: { id: true } });
+      return { account: after, userIds: users.map((u) => u.id) };
     });
     this.invalidation.invalidate('account', account.id);
+    if (userIds.length > 0) this.invalidation.invalidate('user', ...userIds);
     return toAccountDto(account);
   }
 

@@ -1,9 +1,18 @@
 import { Body, Controller, Get, HttpCode, Post, Put, Req } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { decode } from 'jsonwebtoken';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Request } from '../common/request';
-import { JwtAuth, Public } from '../common/auth.decorators';
+import { JwtAuth, JwtAuthWhileEnrolling, Public } from '../common/auth.decorators';
 import { AuthService } from './auth.service';
 import { Actor, CurrentActor, CurrentPrincipal, requestSourceOf } from '../common/current-principal.decorator';
 import {
@@ -16,6 +25,7 @@ import {
 } from '../credentials/dto/login.dto';
 import { PasswordResetService } from '../credentials/password-reset.service';
 import { MeDto } from './dto/me.dto';
+import { MfaRequiredDto } from './mfa/dto/mfa.dto';
 import type { UserPrincipal } from '../common/principal';
 
 @ApiTags('Auth')
@@ -33,19 +43,23 @@ export class AuthController {
     summary: 'Exchange email and password for a JWT',
     description: 'Limited per client IP (30/min) and to 10 failures per email per 15 minutes.',
   })
-  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiExtraModels(TokenResponseDto, MfaRequiredDto)
+  @ApiOkResponse({
+    description: 'A token; or, for a user with a second factor, the step that completes the sign-in (POST /api/v1/auth/login/mfa or /login/passkey).',
+    schema: { oneOf: [{ $ref: getSchemaPath(TokenResponseDto) }, { $ref: getSchemaPath(MfaRequiredDto) }] },
+  })
   @ApiResponse({ status: 400, type: ErrorResponseDto, description: 'validation_failed' })
   @ApiResponse({
     status: 401,
     type: ErrorResponseDto,
-    description: 'invalid_credentials — unknown email or wrong password (same answer for both)',
+    description: 'invalid_credentials — unknown email or wrong password (same answer for both; the message says how many attempts are left)',
   })
-  login(@Body() dto: LoginDto, @Req() req: Request): Promise<TokenResponseDto> {
+  login(@Body() dto: LoginDto, @Req() req: Request): Promise<TokenResponseDto | MfaRequiredDto> {
     return this.auth.login(dto.email, dto.password, requestSourceOf(req));
   }
 
   @Get('me')
-  @JwtAuth()
+  @JwtAuthWhileEnrolling()
   @ApiOperation({ summary: 'The caller: user, role, account and plan' })
   @ApiOkResponse({ type: MeDto })
   me(@CurrentPrincipal() user: UserPrincipal): Promise<MeDto> {
@@ -53,7 +67,7 @@ export class AuthController {
   }
 
   @Post('logout')
-  @JwtAuth()
+  @JwtAuthWhileEnrolling()
   @HttpCode(204)
   @ApiOperation({ summary: 'Sign out: this token is refused from the next request on, on every instance' })
   @ApiNoContentResponse({ description: 'Signed out.' })

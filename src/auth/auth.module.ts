@@ -6,6 +6,9 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { Authenticator } from './authenticator';
 import { LoginLockout } from './login-lockout';
+import { MfaController } from './mfa/mfa.controller';
+import { MfaService } from './mfa/mfa.service';
+import { SignInService } from './sign-in.service';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
 import { UserPrincipalService } from './user-principal.service';
@@ -13,8 +16,8 @@ import { UserPrincipalService } from './user-principal.service';
 /** Who is calling (API key or JWT → principal, for the AccessGuard), signing in, and GET /auth/me. */
 @Module({
   imports: [ApiKeysModule, PlansModule, CredentialsModule],
-  controllers: [AuthController],
-  providers: [AuthService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
+  controllers: [AuthController, MfaController],
+  providers: [AuthService, SignInService, MfaService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
   exports: [Authenticator, UserPrincipalService],
 })
 export class AuthModule {}

@@ -13,6 +13,9 @@ import { LoginLockout } from './login-lockout';
 import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from '../credentials/passwords';
 import type { UserPrincipal } from '../common/principal';
 import { TokenService } from '../credentials/token.service';
+import type { MfaRequiredDto } from './mfa/dto/mfa.dto';
+import { MfaService } from './mfa/mfa.service';
+import { SignInService } from './sign-in.service';
 
 @Injectable()
 export class AuthService implements OnModuleInit, OnModuleDestroy {
@@ -26,10 +29,13 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
     private readonly accounts: PlanLimitsService,
+    private readonly mfa: MfaService,
+    private readonly signIn: SignInService,
   ) {}
 
   /** Unknown email and wrong password answer alike, in the same time (see verifyLogin). */
-  async login(rawEmail: string, password: string, client: RequestSource): Promise<TokenResponseDto> {
+  /** A user with a second factor gets its step to complete (MfaRequiredDto) instead of a token. */
+  async login(rawEmail: string, password: string, client: RequestSource): Promise<TokenResponseDto | MfaRequiredDto> {
     const { requestId, ip } = client;
     const email = normalizeEmail(rawEmail);
     await this.lockout.assertNotLocked(email, ip);
@@ -41,7 +47,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
       await this.prisma.user.updateMany({ where: { id: user.id, passwordHash: user.passwordHash }, data: { passwordHash: rehashed } });
     }
     if (!verified || user === null) {
-      await this.lockout.recordFailure(email, ip);
+      const { attemptsLeft, pauseMinutes } = await this.lockout.recordFailure(email, ip);
       if (user !== null)
         await this.audit.record(this.prisma, {
           accountId: user.accountId,
@@ -51,7 +57,13 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
           ip,
           target: { type: 'user', id: user.id },
         });
-      throw new AppError('invalid_credentials').withChallenge(CHALLENGE.bearer);
+      // Said alike for unknown emails and wrong passwords: both count, per email and client.
+      throw new AppError(
+        'invalid_credentials',
+        attemptsLeft > 0
+          ? `The email or password is wrong. ${attemptsLeft} more ${attemptsLeft === 1 ? 'attempt' : 'attempts'} from here before sign-in pauses for ${pauseMinutes} minutes.`
+          : `The email or password is wrong. Sign-in from here now pauses for ${pauseMinutes} minutes.`,
+      ).withChallenge(CHALLENGE.bearer);
     }
     if (user.emailConfirmedAt === null) {
       // Said only to whoever knows the password.
@@ -59,16 +71,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
         CHALLENGE.bearer,
       );
     }
-    await this.audit.record(this.prisma, {
-      accountId: user.accountId,
-      action: 'auth.login',
-      actorId: user.id,
-      actorEmail: email,
-      requestId,
-      ip,
-      target: { type: 'user', id: user.id },
-    });
-    return this.tokens.issue(user);
+    return (await this.mfa.secondStep(user.id)) ?? this.signIn.complete({ ...user, email }, client, 'password');
   }
 
   /** From the caches the request path already holds (the principal, the account's plan): no database round trip once warm. */
@@ -128,7 +131,10 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     this.janitor = setInterval(
-      () => void this.purgeRevokedTokens().catch((err: Error) => this.logger.warn(`Revoked token purge failed: ${err.message}`)),
+      () =>
+        void Promise.all([this.purgeRevokedTokens(), this.mfa.purgeExpiredSteps()]).catch((err: Error) =>
+          this.logger.warn(`Revoked token purge failed: ${err.message}`),
+        ),
       3600_000,
     );
     this.janitor.unref();

@@ -25,9 +25,11 @@ export class LoginLockout {
     }
   }
 
-  async recordFailure(email: string, client: string): Promise<void> {
+  /** Counts a failure; the answer says how many more this email and client may make before the pause. */
+  async recordFailure(email: string, client: string): Promise<{ attemptsLeft: number; pauseMinutes: number }> {
     const { loginFailuresPerEmail, loginFailureWindowSeconds } = this.config.limits;
-    await this.rateLimits.hit(this.key(email, client), loginFailuresPerEmail, loginFailureWindowSeconds * 1000);
+    const state = await this.rateLimits.hit(this.key(email, client), loginFailuresPerEmail, loginFailureWindowSeconds * 1000);
+    return { attemptsLeft: state.remaining, pauseMinutes: Math.ceil(loginFailureWindowSeconds / 60) };
   }
 
   private key(email: string, client: string): string {

@@ -13,7 +13,8 @@ export interface CachedUser {
 
 /**
  * The user behind a token, cached briefly so a JWT request costs no database round trip once
- * warm. Role changes, removals, password changes and sign-outs invalidate the `user` topic, on every instance.
+ * warm. Role changes, removals, password changes, sign-outs, second factors added or removed and
+ * the account's requireMfa invalidate the `user` topic, on every instance.
  */
 @Injectable()
 export class UserPrincipalService {
@@ -45,6 +46,9 @@ export class UserPrincipalService {
         accountId: true,
         role: true,
         tokenVersion: true,
+        totpConfirmedAt: true,
+        account: { select: { requireMfa: true } },
+        _count: { select: { passkeys: true } },
         revokedTokens: { where: { expiresAt: { gt: new Date() } }, select: { jti: true } },
       },
     });
@@ -53,7 +57,14 @@ export class UserPrincipalService {
       const row = byId.get(id);
       if (row === undefined) return ABSENT;
       return {
-        principal: { kind: 'user', userId: row.id, email: row.email, accountId: row.accountId, role: row.role },
+        principal: {
+          kind: 'user',
+          userId: row.id,
+          email: row.email,
+          accountId: row.accountId,
+          role: row.role,
+          ...(row.account.requireMfa && row.totpConfirmedAt === null && row._count.passkeys === 0 ? { mustEnrolMfa: true } : {}),
+        },
         tokenVersion: row.tokenVersion,
         revokedTokens: row.revokedTokens.length === 0 ? NONE : new Set(row.revokedTokens.map((r) => r.jti)),
       };

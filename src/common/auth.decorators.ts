@@ -8,7 +8,7 @@ import { ApiKeyScope, Role, ROLES } from './principal';
 export type AuthRequirement =
   | { readonly method: 'none' }
   | { readonly method: 'apiKey'; readonly scope: ApiKeyScope }
-  | { readonly method: 'jwt'; readonly roles: readonly Role[] };
+  | { readonly method: 'jwt'; readonly roles: readonly Role[]; readonly whileEnrolling?: true };
 
 export const AUTH_REQUIREMENT = 'gatehouse:auth';
 export const API_KEY_SECURITY = 'apiKey';
@@ -48,8 +48,24 @@ export const JwtAuth = (...roles: Role[]) =>
     ApiBearerAuth(JWT_SECURITY),
     ...errors(
       [401, 'missing_credentials, invalid_token or token_expired'],
-      [403, `insufficient_permissions — allowed roles: ${(roles.length > 0 ? roles : ROLES).join(', ')}`],
+      [
+        403,
+        `insufficient_permissions — allowed roles: ${(roles.length > 0 ? roles : ROLES).join(', ')}; mfa_required — the account requires a second factor and the caller has none yet`,
+      ],
     ),
+    ...COMMON_ERRORS,
+  );
+
+/**
+ * Any JWT, also of a member who must enrol a second factor first (the account requires one, they
+ * have none): what enrolling, signing out and seeing oneself take. Every other JWT route answers
+ * them 403 `mfa_required`.
+ */
+export const JwtAuthWhileEnrolling = () =>
+  applyDecorators(
+    declareAuth({ method: 'jwt', roles: ROLES, whileEnrolling: true }),
+    ApiBearerAuth(JWT_SECURITY),
+    ...errors([401, 'missing_credentials, invalid_token or token_expired']),
     ...COMMON_ERRORS,
   );
 

@@ -1,11 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * One-time tokens: invitations (`ghi_`), password resets (`ghr_`) and nonces (`ghn_`). 32 random
+ * One-time tokens: invitations (`ghi_`), password resets (`ghr_`), nonces (`ghn_`) and sign-ins' second steps (`ghm_`). 32 random
  * bytes (256 bits, CSPRNG) make a guess hopeless, so the database keeps only a fast unsalted
  * SHA-256 of each and looks the token up by it: a leaked table gives no usable token.
  */
-export function newOneTimeToken(prefix: 'ghi' | 'ghr' | 'ghn'): string {
+export function newOneTimeToken(prefix: 'ghi' | 'ghr' | 'ghn' | 'ghm'): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;
 }
 

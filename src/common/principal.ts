@@ -23,4 +23,6 @@ export interface UserPrincipal {
   readonly email: string;
   readonly accountId: string;
   readonly role: Role;
+  /** The account requires a second factor and this user has none: only routes for enrolling answer (403 `mfa_required`). */
+  readonly mustEnrolMfa?: true;
 }

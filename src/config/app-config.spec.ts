@@ -70,7 +70,14 @@ describe('loadConfig', () => {
 
   describe('in production', () => {
     const prod = (extra: Record<string, string> = {}) =>
-      loadConfig({ NODE_ENV: 'production', WIDGET_SECRETS: `w${STRONG_SECRET}`, ...extra });
+      loadConfig({ NODE_ENV: 'production', WIDGET_SECRETS: `w${STRONG_SECRET}`, MFA_ENCRYPTION_KEY: `m${STRONG_SECRET}`, ...extra });
+
+    it('requires MFA_ENCRYPTION_KEY, strong', () => {
+      expect(() => prod({ JWT_SECRET: STRONG_SECRET, MFA_ENCRYPTION_KEY: '' })).toThrow(/MFA_ENCRYPTION_KEY is required/);
+      expect(() => prod({ JWT_SECRET: STRONG_SECRET, MFA_ENCRYPTION_KEY: 'short' })).toThrow(/MFA_ENCRYPTION_KEY must be at least 32 bytes/);
+      expect(() => prod({ JWT_SECRET: STRONG_SECRET, MFA_ENCRYPTION_KEY: 'changeme-changeme-changeme-changeme' })).toThrow(/placeholder/);
+      expect(prod({ JWT_SECRET: STRONG_SECRET }).mfa.encryptionKey).toBe(`m${STRONG_SECRET}`);
+    });
 
     it('requires JWT_SECRET', () => {
       expect(() => prod()).toThrow(ConfigError);

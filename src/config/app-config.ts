@@ -35,6 +35,11 @@ class EnvironmentVariables {
   @IsString()
   WIDGET_SECRETS?: string;
 
+  /** Encrypts TOTP secrets at rest and keys the recovery codes' hashes. */
+  @IsOptional()
+  @IsString()
+  MFA_ENCRYPTION_KEY?: string;
+
   @Transform(toInt)
   @IsInt()
   @Min(60)
@@ -170,6 +175,10 @@ export interface AppConfig {
     /** Empty outside production: one generated once and kept in dataDir (resolveWidgetSecrets). */
     readonly secrets: readonly string[];
   };
+  readonly mfa: {
+    /** Unset outside production: generated once and kept in dataDir (resolveMfaKey). */
+    readonly encryptionKey?: string;
+  };
   readonly mail: {
     /** Unset: nothing is e-mailed. */
     readonly smtpUrl?: string;
@@ -258,6 +267,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   if (production && widgetSecrets.some((s) => Buffer.byteLength(s) < 32 || PLACEHOLDER_SECRET.test(s))) {
     throw new ConfigError('each WIDGET_SECRETS entry must be at least 32 bytes and not a placeholder; e.g. `openssl rand -base64 48`');
   }
+  if (production && env.MFA_ENCRYPTION_KEY === undefined) {
+    throw new ConfigError('MFA_ENCRYPTION_KEY is required when NODE_ENV=production (it encrypts TOTP secrets; e.g. `openssl rand -base64 48`)');
+  }
+  if (production && (Buffer.byteLength(env.MFA_ENCRYPTION_KEY!) < 32 || PLACEHOLDER_SECRET.test(env.MFA_ENCRYPTION_KEY!))) {
+    throw new ConfigError('MFA_ENCRYPTION_KEY must be at least 32 bytes and not a placeholder; e.g. `openssl rand -base64 48`');
+  }
   if ((env.BOOTSTRAP_OWNER_EMAIL === undefined) !== (env.BOOTSTRAP_OWNER_PASSWORD === undefined)) {
     throw new ConfigError('BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD go together');
   }
@@ -283,6 +298,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     redisKeyPrefix: env.REDIS_KEY_PREFIX,
     jwt: { secret: env.JWT_SECRET, expiresIn: env.JWT_EXPIRES_IN, issuer: env.JWT_ISSUER, audience: env.JWT_AUDIENCE },
     widget: { secrets: widgetSecrets },
+    mfa: { encryptionKey: env.MFA_ENCRYPTION_KEY },
     signupOpen: env.SIGNUP === 'open',
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, publicUrl },
     bootstrapOwner:

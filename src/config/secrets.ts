@@ -22,6 +22,15 @@ export function resolveWidgetSecrets(config: AppConfig): readonly string[] {
   return config.widget.secrets.length > 0 ? config.widget.secrets : [keptSecret(config, 'widget-secret')];
 }
 
+/**
+ * The key that encrypts TOTP secrets at rest and keys recovery-code hashes: MFA_ENCRYPTION_KEY when
+ * set; otherwise (never in production) one generated once and kept in DATA_DIR. Losing it loses
+ * every enrolled TOTP and recovery code (members then sign in with a passkey or get a reset).
+ */
+export function resolveMfaKey(config: AppConfig): string {
+  return config.mfa.encryptionKey ?? keptSecret(config, 'mfa-key');
+}
+
 /** With DATA_DIR=memory:// a generated secret lives as long as the configuration it was made for. */
 const inMemory = new WeakMap<AppConfig, Map<string, string>>();
 

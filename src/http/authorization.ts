@@ -17,7 +17,10 @@ export function authorise(requirement: AuthRequirement, verdict: AuthVerdict): t
       }
       return true;
     case 'jwt':
-      if (verdict?.kind === 'user' && requirement.roles.includes(verdict.role)) return true;
+      if (verdict?.kind === 'user' && requirement.roles.includes(verdict.role)) {
+        if (verdict.mustEnrolMfa === true && requirement.whileEnrolling !== true) throw new AppError('mfa_required');
+        return true;
+      }
       throw new AppError('insufficient_permissions', 'Your role does not allow this operation.');
   }
 }

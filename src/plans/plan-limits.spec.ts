@@ -12,6 +12,7 @@ const account = {
   name: 'Acme',
   planId: 'pro',
   nonceTtlSeconds: 120,
+  requireMfa: false,
   createdAt: new Date(),
   updatedAt: new Date(),
   plan,

@@ -20,7 +20,13 @@ import { assertNotLastOwner, invitationRolesKept, isPending, mayActOnOwner, mayI
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
-const toMemberDto = (u: User): MemberDto => ({ id: u.id, email: u.email, role: u.role, createdAt: u.createdAt.toISOString() });
+const toMemberDto = (u: User & { _count: { passkeys: number } }): MemberDto => ({
+  id: u.id,
+  email: u.email,
+  role: u.role,
+  mfa: u.totpConfirmedAt !== null || u._count.passkeys > 0,
+  createdAt: u.createdAt.toISOString(),
+});
 
 /** An invitation still usable at `now`: not accepted, not revoked, not expired. */
 const pendingAt = (now: Date) => ({ acceptedAt: null, revokedAt: null, expiresAt: { gt: now } });
@@ -54,7 +60,11 @@ export class TeamService {
   ) {}
 
   async members(accountId: string): Promise<MemberDto[]> {
-    const users = await this.prisma.user.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' } });
+    const users = await this.prisma.user.findMany({
+      where: { accountId },
+      orderBy: { createdAt: 'asc' },
+      include: { _count: { select: { passkeys: true } } },
+    });
     return users.map(toMemberDto);
   }
 
@@ -236,7 +246,7 @@ ${this.mailer.link('/accept-invitation', token)}
       if (takesAnOwnerAway(member.role, role)) await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, role);
       await this.audit.recordBy(tx, actor, 'team.role_changed', { type: 'user', id: userId }, { to: role });
-      return tx.user.update({ where: { id: member.id }, data: { role } });
+      return tx.user.update({ where: { id: member.id }, data: { role }, include: { _count: { select: { passkeys: true } } } });
     });
     this.invalidation.invalidate('user', userId);
     return toMemberDto(updated);

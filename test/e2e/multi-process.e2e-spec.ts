@@ -13,6 +13,7 @@ import { createAccount, onRealServices, startApp, TestApp } from '../utils/test-
     REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
     JWT_SECRET: randomBytes(32).toString('hex'),
     WIDGET_SECRETS: randomBytes(32).toString('hex'),
+    MFA_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
   };
 
   beforeAll(async () => {

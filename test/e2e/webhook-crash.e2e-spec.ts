@@ -45,6 +45,7 @@ describe('a webhook delivery whose instance is killed mid-attempt', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       JWT_SECRET: randomBytes(32).toString('hex'),
       WIDGET_SECRETS: randomBytes(32).toString('hex'),
+      MFA_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       BOOTSTRAP_OWNER_EMAIL: OWNER.email,
       BOOTSTRAP_OWNER_PASSWORD: OWNER.password,
       ...(onRealServices

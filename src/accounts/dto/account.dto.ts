@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsString, Length, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { IsOmittable } from '../../common/validation';
 import { PlanDto } from '../../plans/dto/plan.dto';
 import { PUBLIC_PLANS } from '../../plans/dto/plan.dto';
@@ -16,6 +16,9 @@ export class AccountDto {
 
   @ApiProperty({ description: 'Lifetime of nonces issued to this account’s widgets, in seconds.', type: 'integer', example: 300 })
   readonly nonceTtlSeconds!: number;
+
+  @ApiProperty({ description: 'Every member needs a second factor (TOTP or a passkey); one without can only enrol.' })
+  readonly requireMfa!: boolean;
 
   @ApiProperty({ description: 'Creation time.', type: String, format: 'date-time' })
   readonly createdAt!: string;
@@ -43,6 +46,13 @@ export class UpdateAccountDto {
   @Min(NONCE_TTL_MIN)
   @Max(NONCE_TTL_MAX)
   readonly nonceTtlSeconds?: number;
+
+  @ApiPropertyOptional({
+    description: 'Require a second factor of every member (OWNER only): a member without one can then only enrol.',
+  })
+  @IsOmittable()
+  @IsBoolean()
+  readonly requireMfa?: boolean;
 }
 
 export class ChangePlanDto {

@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   token_expired: 401,
   invalid_credentials: 401,
   insufficient_permissions: 403,
+  mfa_required: 403,
   not_found: 404,
   request_timeout: 408,
   conflict: 409,
@@ -32,6 +33,8 @@ export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   token_expired: 'The bearer token has expired; log in again via POST /api/v1/auth/login.',
   invalid_credentials: 'The email or password is wrong.',
   insufficient_permissions: 'The caller is not allowed to use this endpoint.',
+  mfa_required:
+    'Your account requires a second factor: turn on an authenticator app (POST /api/v1/auth/mfa/totp) or add a passkey first.',
   not_found: 'No such resource.',
   request_timeout: 'The request did not arrive in time; send it again.',
   conflict: 'The request conflicts with the current state of the resource.',

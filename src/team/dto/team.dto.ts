@@ -12,6 +12,9 @@ export class MemberDto {
   @ApiProperty({ description: 'Role in the account.', enum: ROLES })
   readonly role!: Role;
 
+  @ApiProperty({ description: 'The member has a second factor (an authenticator app or a passkey).' })
+  readonly mfa!: boolean;
+
   @ApiProperty({ description: 'When the user joined.', type: String, format: 'date-time' })
   readonly createdAt!: string;
 }
