@@ -156,7 +156,7 @@ describeInBrowser('dashboard: sign-up open, with e-mail (SIGNUP=open, SMTP_URL),
     await page.getByRole('link', { name: 'Go to sign-in' }).click();
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(NEW_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').getByText('Confirm your email address first').waitFor();
 
     const mail = await mailTo(email);
@@ -169,7 +169,7 @@ describeInBrowser('dashboard: sign-up open, with e-mail (SIGNUP=open, SMTP_URL),
     await confirm.context.close();
 
     // Confirmed: the password signs in, here too.
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
     expect(problems).toEqual([]);
     await context.close();

@@ -106,6 +106,6 @@ export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'passwor
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
 }

@@ -306,9 +306,7 @@ function TotpDialog({ email, onClose }: { email: string; onClose: () => void }) 
             </li>
             <li>
               <p>Or, where the app cannot scan, type this key into it (time-based):</p>
-              <code className="secret" aria-label="The secret key">
-                {start.data.secret}
-              </code>
+              <code className="secret">{start.data.secret}</code>
               <p className="actions">
                 <CopyButton text={start.data.secret} label="Copy the key" />
               </p>

@@ -319,7 +319,7 @@ function MemberActions({
           Reset password
         </button>
       )}{' '}
-      <button type="button" onClick={() => onOpen({ kind: 'sessions', member })} aria-label={`Sign out ${member.email} everywhere`}>
+      <button type="button" onClick={() => onOpen({ kind: 'sessions', member })} aria-label={`Sign out everywhere: ${member.email}`}>
         Sign out everywhere
       </button>{' '}
       <button
