@@ -147,7 +147,7 @@ export function TeamPage() {
                       <td>{secondFactor(member)}</td>
                       <td>{formatDate(member.createdAt)}</td>
                       {manage && (
-                        <td className="row-actions">
+                        <td className="row-actions wrap">
                           <MemberActions member={member} myId={me.id} myRole={me.role} owners={owners} onOpen={setOpen} />
                         </td>
                       )}
