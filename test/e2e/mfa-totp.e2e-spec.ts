@@ -22,7 +22,11 @@ describe('second factor: TOTP and recovery codes', () => {
   async function enrol(user: TestUser): Promise<{ secret: string; recoveryCodes: string[] }> {
     const started = await t.http.post('/api/v1/auth/mfa/totp').set(bearer(user)).expect(201);
     const { secret } = started.body as { secret: string };
-    const confirmed = await t.http.post('/api/v1/auth/mfa/totp/confirm').set(bearer(user)).send({ code: codeFor(secret) }).expect(200);
+    const confirmed = await t.http
+      .post('/api/v1/auth/mfa/totp/confirm')
+      .set(bearer(user))
+      .send({ code: codeFor(secret) })
+      .expect(200);
     return { secret, recoveryCodes: confirmed.body.recoveryCodes };
   }
 
@@ -41,17 +45,34 @@ describe('second factor: TOTP and recovery codes', () => {
     expect(row.totpSecret).not.toBeNull();
     expect(row.totpSecret).not.toContain(started.body.secret);
 
-    const wrong = await t.http.post('/api/v1/auth/mfa/totp/confirm').set(bearer(user)).send({ code: codeFor(started.body.secret, 1_000_000) });
+    const wrong = await t.http
+      .post('/api/v1/auth/mfa/totp/confirm')
+      .set(bearer(user))
+      .send({ code: codeFor(started.body.secret, 1_000_000) });
     expectError(wrong, 400, 'validation_failed');
-    expect((await t.http.get('/api/v1/auth/mfa').set(bearer(user)).expect(200)).body).toEqual({ totp: false, passkeys: 0, recoveryCodesLeft: 0, required: false });
+    expect((await t.http.get('/api/v1/auth/mfa').set(bearer(user)).expect(200)).body).toEqual({
+      totp: false,
+      passkeys: 0,
+      recoveryCodesLeft: 0,
+      required: false,
+    });
 
-    const confirmed = await t.http.post('/api/v1/auth/mfa/totp/confirm').set(bearer(user)).send({ code: codeFor(started.body.secret) }).expect(200);
+    const confirmed = await t.http
+      .post('/api/v1/auth/mfa/totp/confirm')
+      .set(bearer(user))
+      .send({ code: codeFor(started.body.secret) })
+      .expect(200);
     expect(confirmed.body.recoveryCodes).toHaveLength(10);
     expect(new Set(confirmed.body.recoveryCodes).size).toBe(10);
     const stored = await t.prisma.recoveryCode.findMany({ where: { userId: user.id } });
     expect(stored).toHaveLength(10);
     for (const code of confirmed.body.recoveryCodes as string[]) expect(JSON.stringify(stored)).not.toContain(code.replace('-', ''));
-    expect((await t.http.get('/api/v1/auth/mfa').set(bearer(user)).expect(200)).body).toEqual({ totp: true, passkeys: 0, recoveryCodesLeft: 10, required: false });
+    expect((await t.http.get('/api/v1/auth/mfa').set(bearer(user)).expect(200)).body).toEqual({
+      totp: true,
+      passkeys: 0,
+      recoveryCodesLeft: 10,
+      required: false,
+    });
 
     expectError(await t.http.post('/api/v1/auth/mfa/totp').set(bearer(user)), 409, 'conflict');
     const me = await t.http.get('/api/v1/auth/me').set(bearer(user)).expect(200);
@@ -76,9 +97,17 @@ describe('second factor: TOTP and recovery codes', () => {
     expect(done.body).toEqual({ token: expect.any(String), expiresIn: 86400 });
     await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${done.body.token}`).expect(200);
 
-    expectError(await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: first.body.mfaToken, code: next }), 401, 'invalid_credentials');
+    expectError(
+      await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: first.body.mfaToken, code: next }),
+      401,
+      'invalid_credentials',
+    );
     const again = await login(user).expect(200);
-    expectError(await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: again.body.mfaToken, code: next }), 401, 'invalid_credentials');
+    expectError(
+      await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: again.body.mfaToken, code: next }),
+      401,
+      'invalid_credentials',
+    );
   });
 
   it('takes a recovery code once, in any case and with or without its dash, and audits its use', async () => {
@@ -88,7 +117,11 @@ describe('second factor: TOTP and recovery codes', () => {
     const typed = recoveryCodes[0].toUpperCase().replace('-', ' ');
     await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: step.body.mfaToken, code: typed }).expect(200);
     const used = await login(user).expect(200);
-    expectError(await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: used.body.mfaToken, code: recoveryCodes[0] }), 401, 'invalid_credentials');
+    expectError(
+      await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: used.body.mfaToken, code: recoveryCodes[0] }),
+      401,
+      'invalid_credentials',
+    );
     expect((await t.http.get('/api/v1/auth/mfa').set(bearer(user)).expect(200)).body.recoveryCodesLeft).toBe(9);
     const events = await t.prisma.auditEvent.findMany({ where: { accountId: account.id, action: 'auth.recovery_code_used' } });
     expect(events.map((e) => e.details)).toContainEqual({ left: 9 });
@@ -99,9 +132,15 @@ describe('second factor: TOTP and recovery codes', () => {
     const { secret } = await enrol(user);
     const step = await login(user).expect(200);
     for (let i = 0; i < 5; i++) {
-      expectError(await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: step.body.mfaToken, code: '000000' }), 401, 'invalid_credentials');
+      expectError(
+        await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: step.body.mfaToken, code: '000000' }),
+        401,
+        'invalid_credentials',
+      );
     }
-    const late = await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: step.body.mfaToken, code: codeFor(secret, Math.floor(Date.now() / 1000) + 30) });
+    const late = await t.http
+      .post('/api/v1/auth/login/mfa')
+      .send({ mfaToken: step.body.mfaToken, code: codeFor(secret, Math.floor(Date.now() / 1000) + 30) });
     expectError(late, 401, 'invalid_credentials');
     expect(late.body.message).toContain('sign in again');
     // Five more wrong codes with a new step reach the lockout of ten failures: then even the right code waits.
@@ -114,17 +153,30 @@ describe('second factor: TOTP and recovery codes', () => {
   it('regenerates recovery codes and turns TOTP off only with the password', async () => {
     const user = await account.addUser('DEVELOPER');
     const { recoveryCodes } = await enrol(user);
-    expectError(await t.http.post('/api/v1/auth/mfa/recovery-codes').set(bearer(user)).send({ password: 'not it' }), 400, 'validation_failed');
+    expectError(
+      await t.http.post('/api/v1/auth/mfa/recovery-codes').set(bearer(user)).send({ password: 'not it' }),
+      400,
+      'validation_failed',
+    );
     expectError(await t.http.post('/api/v1/auth/mfa/recovery-codes').set(bearer(user)).send({}), 400, 'validation_failed');
     const fresh = await t.http.post('/api/v1/auth/mfa/recovery-codes').set(bearer(user)).send({ password: user.password }).expect(201);
     expect(fresh.body.recoveryCodes).toHaveLength(10);
     const step = await login(user).expect(200);
-    expectError(await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: step.body.mfaToken, code: recoveryCodes[1] }), 401, 'invalid_credentials');
+    expectError(
+      await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: step.body.mfaToken, code: recoveryCodes[1] }),
+      401,
+      'invalid_credentials',
+    );
 
     expectError(await t.http.delete('/api/v1/auth/mfa/totp').set(bearer(user)).send({ password: 'not it' }), 400, 'validation_failed');
     expect((await t.http.get('/api/v1/auth/mfa').set(bearer(user)).expect(200)).body.totp).toBe(true);
     await t.http.delete('/api/v1/auth/mfa/totp').set(bearer(user)).send({ password: user.password }).expect(204);
-    expect((await t.http.get('/api/v1/auth/mfa').set(bearer(user)).expect(200)).body).toEqual({ totp: false, passkeys: 0, recoveryCodesLeft: 0, required: false });
+    expect((await t.http.get('/api/v1/auth/mfa').set(bearer(user)).expect(200)).body).toEqual({
+      totp: false,
+      passkeys: 0,
+      recoveryCodesLeft: 0,
+      required: false,
+    });
     expect((await login(user).expect(200)).body).toEqual({ token: expect.any(String), expiresIn: 86400 });
     const actions = (await t.prisma.auditEvent.findMany({ where: { actorId: user.id } })).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['auth.recovery_codes_regenerated', 'auth.mfa_disabled']));
@@ -133,7 +185,14 @@ describe('second factor: TOTP and recovery codes', () => {
   it('with requireMfa on, a member without a second factor can only enrol; with one, everything again', async () => {
     const other = await createAccount(t);
     const member = await other.addUser('DEVELOPER');
-    expectError(await t.http.patch('/api/v1/account').set(bearer(await other.addUser('ADMIN'))).send({ requireMfa: true }), 403, 'insufficient_permissions');
+    expectError(
+      await t.http
+        .patch('/api/v1/account')
+        .set(bearer(await other.addUser('ADMIN')))
+        .send({ requireMfa: true }),
+      403,
+      'insufficient_permissions',
+    );
     expectError(await t.http.patch('/api/v1/account').set(bearer(other.owner)).send({ requireMfa: true }), 409, 'conflict');
     await enrol(other.owner);
     const on = await t.http.patch('/api/v1/account').set(bearer(other.owner)).send({ requireMfa: true }).expect(200);
