@@ -97,15 +97,19 @@ export class AuthController {
   @Public()
   @HttpCode(200)
   @ApiOperation({ summary: 'Set a new password with a reset token; answers like login, and every older token of the user stops working' })
-  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiOkResponse({
+    description: 'A token; or, for a user with a second factor, the step that completes the sign-in.',
+    schema: { oneOf: [{ $ref: getSchemaPath(TokenResponseDto) }, { $ref: getSchemaPath(MfaRequiredDto) }] },
+  })
   @ApiResponse({
     status: 400,
     type: ErrorResponseDto,
     description: 'validation_failed — e.g. the password breaks the policy (the token stays usable)',
   })
   @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — the reset token is unknown, used or expired' })
-  acceptReset(@Body() dto: AcceptPasswordResetDto, @Req() req: Request): Promise<TokenResponseDto> {
-    return this.resets.accept(dto.token, dto.newPassword, requestSourceOf(req));
+  async acceptReset(@Body() dto: AcceptPasswordResetDto, @Req() req: Request): Promise<TokenResponseDto | MfaRequiredDto> {
+    const user = await this.resets.accept(dto.token, dto.newPassword, requestSourceOf(req));
+    return this.auth.afterPasswordReset(user);
   }
 
   @Put('password')

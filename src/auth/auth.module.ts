@@ -8,6 +8,8 @@ import { Authenticator } from './authenticator';
 import { LoginLockout } from './login-lockout';
 import { MfaController } from './mfa/mfa.controller';
 import { MfaService } from './mfa/mfa.service';
+import { PasskeysController } from './mfa/passkeys.controller';
+import { PasskeysService } from './mfa/passkeys.service';
 import { SignInService } from './sign-in.service';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
@@ -16,8 +18,8 @@ import { UserPrincipalService } from './user-principal.service';
 /** Who is calling (API key or JWT → principal, for the AccessGuard), signing in, and GET /auth/me. */
 @Module({
   imports: [ApiKeysModule, PlansModule, CredentialsModule],
-  controllers: [AuthController, MfaController],
-  providers: [AuthService, SignInService, MfaService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
+  controllers: [AuthController, MfaController, PasskeysController],
+  providers: [AuthService, SignInService, MfaService, PasskeysService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
   exports: [Authenticator, UserPrincipalService],
 })
 export class AuthModule {}

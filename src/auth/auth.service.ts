@@ -74,6 +74,11 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     return (await this.mfa.secondStep(user.id)) ?? this.signIn.complete({ ...user, email }, client, 'password');
   }
 
+  /** After a password reset: signed in, or asked for the second factor when the user has one. */
+  async afterPasswordReset(user: { id: string; tokenVersion: number }): Promise<TokenResponseDto | MfaRequiredDto> {
+    return (await this.mfa.secondStep(user.id)) ?? this.tokens.issue(user);
+  }
+
   /** From the caches the request path already holds (the principal, the account's plan): no database round trip once warm. */
   async me(user: UserPrincipal): Promise<MeDto> {
     const account = await this.accounts.limitsFor(user.accountId);

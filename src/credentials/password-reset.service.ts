@@ -74,8 +74,12 @@ export class PasswordResetService {
     }
   }
 
-  /** Sets the password once per token; every earlier token (JWT) of the user and every other reset of theirs dies. */
-  async accept(token: string, newPassword: string, source: RequestSource): Promise<TokenResponseDto> {
+  /**
+   * Sets the password once per token; every earlier token (JWT) of the user and every other reset of
+   * theirs dies. The answer is the user, signed in by the caller (or asked for their second factor:
+   * a reset proves the e-mail address, not the second factor).
+   */
+  async accept(token: string, newPassword: string, source: RequestSource): Promise<{ id: string; tokenVersion: number }> {
     const refused = () =>
       new AppError('invalid_credentials', 'The reset token is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
     const reset = await this.prisma.passwordReset.findUnique({ where: { tokenHash: hashOneTimeToken(token) }, include: { user: true } });
@@ -109,7 +113,7 @@ export class PasswordResetService {
       return updated;
     });
     this.invalidation.invalidate('user', user.id);
-    return this.tokens.issue(user);
+    return user;
   }
 
   /** A new reset for the user, in `tx`; their earlier ones are used up. */

@@ -212,6 +212,16 @@ describe('second factor: TOTP and recovery codes', () => {
     expect(events.map((e) => e.details)).toEqual([{ requireMfa: { from: false, to: true } }]);
   });
 
+  it('asks for the second factor after a password reset too: a reset link proves the e-mail, not the authenticator', async () => {
+    const user = await account.addUser('DEVELOPER');
+    const { secret } = await enrol(user);
+    const issued = await t.http.post(`/api/v1/team/members/${user.id}/password-reset`).set(bearer(account.owner)).expect(201);
+    const reset = await t.http.post('/api/v1/auth/password-reset/accept').send({ token: issued.body.token, newPassword: 'a brand new long password' }).expect(200);
+    expect(reset.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
+    const code = codeFor(secret, Math.floor(Date.now() / 1000) + 30);
+    await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: reset.body.mfaToken, code }).expect(200);
+  });
+
   it('refuses bad input with its code and changes nothing', async () => {
     const user = await account.addUser('DEVELOPER');
     expectError(await t.http.post('/api/v1/auth/mfa/totp/confirm').set(bearer(user)).send({ code: '123456' }), 409, 'conflict');

@@ -209,14 +209,6 @@ export class MfaService {
     return { recoveryCodes };
   }
 
-  /** Ten recovery codes for a user who just got a first second factor (a passkey), if they have none. */
-  async recoveryCodesForFirstFactor(tx: Prisma.TransactionClient, userId: string): Promise<string[] | undefined> {
-    if ((await tx.recoveryCode.count({ where: { userId } })) > 0) return undefined;
-    const codes = newRecoveryCodes();
-    await this.replaceRecoveryCodes(tx, userId, codes);
-    return codes;
-  }
-
   /** The password, checked as a login checks it (lockout, failures counted). */
   async confirmPassword(actor: Actor, password: string): Promise<void> {
     const user = await this.prisma.user.findUniqueOrThrow({ where: { id: actor.userId }, select: { email: true, passwordHash: true } });
