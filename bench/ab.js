@@ -17,7 +17,9 @@
 // the instructions the server executes per request with `perf stat` where the kernel allows it:
 // they move by ~1% between measurements where req/s moves by 10–25% (docs/PERFORMANCE.md).
 //
-// Options: --rounds N (default 4), --duration S (per measurement, default 4), --scenario allowed|limited.
+// Options: --rounds N (default 4), --duration S (per measurement, default 4), --scenario allowed|limited|jwt.
+// `jwt` is GET /auth/me rotating the tokens of 400 members (each signed in by invitation, as bench/run.js's
+// JWT scenario), within their allowance at up to ~4,000 req/s; not with the bare or floor sides.
 //
 // --callgrind, for machines where perf cannot count (`perf stat -e instructions true` says "not
 // supported"): every side runs under valgrind's callgrind instead, and each round counts the
@@ -229,11 +231,14 @@ async function main() {
     // Under callgrind the usage flush (every 5 s of wall time) would land on a few hundred requests instead of 250,000.
     if (CALLGRIND) env.USAGE_FLUSH_INTERVAL_MS ??= '60000';
     const app = await L.startApp(L.appEnv({ DATA_DIR: fs.mkdtempSync(path.join(tmpRoot, 'data-')), ...env }), PROFILE_FLAGS);
-    const acct = await L.setupAccount(app.port, { keyCount: KEY_COUNT, userCount: 0 });
+    const acct = await L.setupAccount(app.port, { keyCount: KEY_COUNT, userCount: SCENARIO === 'jwt' ? 400 : 0 });
     const keys = SCENARIO === 'limited' ? [acct.limitedKey] : acct.keys;
     const opts = () => ({
       url: `http://${L.HOST}:${app.port}`,
-      requests: keys.map((k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })),
+      requests:
+        SCENARIO === 'jwt'
+          ? acct.tokens.map((t) => ({ method: 'GET', path: '/api/v1/auth/me', headers: { authorization: `Bearer ${t}` } }))
+          : keys.map((k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })),
     });
     await L.cannon({ ...opts(), ...warm }); // warm: every key looked up, JIT settled
     process.kill(app.pid, 'SIGSTOP');

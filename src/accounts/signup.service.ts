@@ -4,6 +4,7 @@ import type { RequestSource } from '../common/current-principal.decorator';
 import { normalizeEmail } from '../common/email';
 import { CHALLENGE } from '../common/errors/challenges';
 import { AcceptedDto, TokenResponseDto } from '../credentials/dto/login.dto';
+import { SessionService } from '../credentials/session.service';
 import { TokenService } from '../credentials/token.service';
 import { AppError } from '../common/errors/app-error';
 import { Mailer } from '../mail/mailer';
@@ -34,6 +35,7 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
     private readonly mailer: Mailer,
     private readonly tokens: TokenService,
     private readonly prisma: PrismaService,
+    private readonly sessions: SessionService,
   ) {}
 
   onModuleInit(): void {
@@ -91,7 +93,7 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
       new AppError('invalid_credentials', 'The confirmation link is unknown, used or expired.').withChallenge(CHALLENGE.bearer);
     const userId = confirmedUserId(this.tokens.key, token);
     if (userId === undefined) throw refused();
-    const user = await this.prisma.$transaction(async (tx) => {
+    return this.prisma.$transaction(async (tx) => {
       const confirmed = await tx.user.updateMany({ where: { id: userId, emailConfirmedAt: null }, data: { emailConfirmedAt: new Date() } });
       if (confirmed.count === 0) throw refused();
       const found = await tx.user.findUniqueOrThrow({ where: { id: userId } });
@@ -104,9 +106,8 @@ export class SignupService implements OnModuleInit, OnModuleDestroy {
         target: { type: 'user', id: found.id },
         details: { via: 'email_confirmation' },
       });
-      return found;
+      return this.sessions.start(tx, found, 'signup', source);
     });
-    return this.tokens.issue(user);
   }
 }
 

@@ -5,6 +5,7 @@ export const AUDIT_ACTIONS = [
   'auth.password_changed',
   'auth.logout',
   'auth.password_reset',
+  'auth.session_ended',
   'auth.mfa_enabled',
   'auth.mfa_disabled',
   'auth.recovery_codes_regenerated',

@@ -109,7 +109,7 @@ export class AuthController {
   @ApiResponse({ status: 401, type: ErrorResponseDto, description: 'invalid_credentials — the reset token is unknown, used or expired' })
   async acceptReset(@Body() dto: AcceptPasswordResetDto, @Req() req: Request): Promise<TokenResponseDto | MfaRequiredDto> {
     const user = await this.resets.accept(dto.token, dto.newPassword, requestSourceOf(req));
-    return this.auth.afterPasswordReset(user);
+    return this.auth.afterPasswordReset(user, requestSourceOf(req));
   }
 
   @Put('password')

@@ -10,15 +10,16 @@ import { MfaController } from './mfa/mfa.controller';
 import { MfaService } from './mfa/mfa.service';
 import { PasskeysController } from './mfa/passkeys.controller';
 import { PasskeysService } from './mfa/passkeys.service';
+import { SessionsController } from './sessions.controller';
 import { SignInService } from './sign-in.service';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { JwtStrategy } from './strategies/jwt.strategy';
 import { UserPrincipalService } from './user-principal.service';
 
-/** Who is calling (API key or JWT → principal, for the AccessGuard), signing in, and GET /auth/me. */
+/** Who is calling (API key or JWT → principal, for the AccessGuard), signing in, GET /auth/me, and the caller's sessions. */
 @Module({
   imports: [ApiKeysModule, PlansModule, CredentialsModule],
-  controllers: [AuthController, MfaController, PasskeysController],
+  controllers: [AuthController, MfaController, PasskeysController, SessionsController],
   providers: [AuthService, SignInService, MfaService, PasskeysService, LoginLockout, UserPrincipalService, ApiKeyStrategy, JwtStrategy, Authenticator],
   exports: [Authenticator, UserPrincipalService],
 })

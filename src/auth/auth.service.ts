@@ -12,7 +12,7 @@ import { MeDto, SETTING_LIMITS } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
 import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from '../credentials/passwords';
 import type { UserPrincipal } from '../common/principal';
-import { TokenService } from '../credentials/token.service';
+import { SessionService } from '../credentials/session.service';
 import type { MfaRequiredDto } from './mfa/dto/mfa.dto';
 import { MfaService } from './mfa/mfa.service';
 import { SignInService } from './sign-in.service';
@@ -24,7 +24,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly tokens: TokenService,
+    private readonly sessions: SessionService,
     private readonly lockout: LoginLockout,
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
@@ -74,9 +74,9 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     return (await this.mfa.secondStep(user.id)) ?? this.signIn.complete({ ...user, email }, client, 'password');
   }
 
-  /** After a password reset: signed in, or asked for the second factor when the user has one. */
-  async afterPasswordReset(user: { id: string; tokenVersion: number }): Promise<TokenResponseDto | MfaRequiredDto> {
-    return (await this.mfa.secondStep(user.id)) ?? this.tokens.issue(user);
+  /** After a password reset: signed in (a session by password_reset), or asked for the second factor when the user has one. */
+  async afterPasswordReset(user: { id: string; tokenVersion: number }, client: RequestSource): Promise<TokenResponseDto | MfaRequiredDto> {
+    return (await this.mfa.secondStep(user.id)) ?? this.sessions.start(this.prisma, user, 'password_reset', client);
   }
 
   /** From the caches the request path already holds (the principal, the account's plan): no database round trip once warm. */
@@ -92,7 +92,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     };
   }
 
-  /** Every token issued before answers invalid_token from now on; the answer is a fresh one. */
+  /** Every token issued before answers invalid_token, and its session ends, from now on; the answer is a fresh one. */
   async changePassword(actor: Actor, currentPassword: string, newPassword: string, ip: string): Promise<TokenResponseDto> {
     const user = await this.prisma.user.findUniqueOrThrow({ where: { id: actor.userId } });
     await this.lockout.assertNotLocked(user.email, ip);
@@ -105,12 +105,14 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
     const problems = passwordProblems(newPassword, user.email, 'newPassword');
     if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);
     const passwordHash = await hashPassword(newPassword);
-    const updated = await this.prisma.$transaction(async (tx) => {
+    const issued = await this.prisma.$transaction(async (tx) => {
       await this.audit.recordBy(tx, actor, 'auth.password_changed', { type: 'user', id: user.id });
-      return tx.user.update({ where: { id: user.id }, data: { passwordHash, tokenVersion: { increment: 1 } } });
+      const updated = await tx.user.update({ where: { id: user.id }, data: { passwordHash, tokenVersion: { increment: 1 } } });
+      await this.sessions.endAllOf(tx, user.id);
+      return this.sessions.start(tx, updated, 'password_change', actor);
     });
     this.invalidation.invalidate('user', user.id);
-    return this.tokens.issue(updated);
+    return issued;
   }
 
   /**
@@ -124,6 +126,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
         data: [{ jti: token.jti, userId: actor.userId, expiresAt: new Date(token.exp * 1000) }],
         skipDuplicates: true,
       });
+      await tx.session.updateMany({ where: { id: token.jti, endedAt: null }, data: { endedAt: new Date() } });
       await this.audit.recordBy(tx, actor, 'auth.logout', { type: 'user', id: actor.userId });
     });
     this.invalidation.invalidate('user', actor.userId);

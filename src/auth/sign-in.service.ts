@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import type { RequestSource } from '../common/current-principal.decorator';
 import type { TokenResponseDto } from '../credentials/dto/login.dto';
-import { TokenService } from '../credentials/token.service';
+import { SessionService } from '../credentials/session.service';
 import { PrismaService } from '../prisma/prisma.service';
 
 /** How a sign-in was made: the first factor alone, or its second step. */
@@ -15,12 +15,12 @@ export interface SigningInUser {
   readonly tokenVersion: number;
 }
 
-/** The end of every sign-in, whatever its factors: the audited `auth.login` and a token. */
+/** The end of every sign-in, whatever its factors: the audited `auth.login` and a token, whose session records `method`. */
 @Injectable()
 export class SignInService {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly tokens: TokenService,
+    private readonly sessions: SessionService,
     private readonly audit: AuditService,
   ) {}
 
@@ -35,6 +35,6 @@ export class SignInService {
       target: { type: 'user', id: user.id },
       ...(method === 'password' ? {} : { details: { method } }),
     });
-    return this.tokens.issue(user);
+    return this.sessions.start(this.prisma, user, method, client);
   }
 }

@@ -13,13 +13,17 @@ export type ApiKeyRequest = Request & { readonly user: ApiKeyPrincipal };
 /** The authenticated caller; only on routes whose guard guarantees one. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext) => ctx.switchToHttp().getRequest<Request>().user);
 
-/** The request a change came with, as the audit log records it: its id and the client IP (as TRUST_PROXY resolves it). */
+/**
+ * The request a change came with, as the audit log records it: its id and the client IP (as
+ * TRUST_PROXY resolves it); and its User-Agent, which a session started by it keeps ('' without one).
+ */
 export interface RequestSource {
   readonly requestId: string;
   readonly ip: string;
+  readonly userAgent: string;
 }
 
-export const requestSourceOf = (req: Request): RequestSource => ({ requestId: req.id, ip: req.ip });
+export const requestSourceOf = (req: Request): RequestSource => ({ requestId: req.id, ip: req.ip, userAgent: req.headers['user-agent'] ?? '' });
 
 /** A dashboard user acting, with the request their changes are audited under. */
 export type Actor = UserPrincipal & RequestSource;

@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
 import { PasswordResetService } from './password-reset.service';
+import { SessionService } from './session.service';
 import { TokenService } from './token.service';
 
 /**
  * What proves a person: passwords (policy and hashing), the dashboard's JWTs, one-time password
- * resets. Used by sign-in (auth), sign-up and invitations (accounts, team); imports no feature
+ * resets, sessions. Used by sign-in (auth), sign-up and invitations (accounts, team); imports no feature
  * that uses it.
  */
 @Module({
-  providers: [TokenService, PasswordResetService],
-  exports: [TokenService, PasswordResetService],
+  providers: [TokenService, PasswordResetService, SessionService],
+  exports: [TokenService, PasswordResetService, SessionService],
 })
 export class CredentialsModule {}

@@ -9,9 +9,9 @@ import { Mailer } from '../mail/mailer';
 import { PrismaService } from '../prisma/prisma.service';
 import { CHALLENGE } from '../common/errors/challenges';
 import type { Actor, RequestSource } from '../common/current-principal.decorator';
-import { PasswordResetIssuedDto, TokenResponseDto } from './dto/login.dto';
+import { PasswordResetIssuedDto } from './dto/login.dto';
 import { hashPassword, passwordProblems } from './passwords';
-import { TokenService } from './token.service';
+import { SessionService } from './session.service';
 
 export const RESET_TTL_MS = 3600_000;
 
@@ -26,7 +26,7 @@ export class PasswordResetService {
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly tokens: TokenService,
+    private readonly sessions: SessionService,
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
     private readonly mailer: Mailer,
@@ -75,9 +75,9 @@ export class PasswordResetService {
   }
 
   /**
-   * Sets the password once per token; every earlier token (JWT) of the user and every other reset of
-   * theirs dies. The answer is the user, signed in by the caller (or asked for their second factor:
-   * a reset proves the e-mail address, not the second factor).
+   * Sets the password once per token; every earlier token (JWT) of the user, their sessions and every
+   * other reset of theirs die. The answer is the user, signed in by the caller (or asked for their
+   * second factor: a reset proves the e-mail address, not the second factor).
    */
   async accept(token: string, newPassword: string, source: RequestSource): Promise<{ id: string; tokenVersion: number }> {
     const refused = () =>
@@ -110,6 +110,7 @@ export class PasswordResetService {
         ...source,
         target: { type: 'user', id: updated.id },
       });
+      await this.sessions.endAllOf(tx, updated.id, now);
       return updated;
     });
     this.invalidation.invalidate('user', user.id);

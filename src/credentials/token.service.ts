@@ -33,14 +33,15 @@ export class TokenService {
     this.expiresIn = config.jwt.expiresIn;
   }
 
-  issue(user: { id: string; tokenVersion: number }): { token: string; expiresIn: number } {
+  /** A token for `user`; `jti` is its session's id when it starts one (SessionService.start). */
+  issue(user: { id: string; tokenVersion: number }, jti: string = randomUUID()): { token: string; expiresIn: number } {
     const token = sign({ sv: user.tokenVersion }, this.key, {
       algorithm: 'HS256',
       subject: user.id,
       issuer: this.issuer,
       audience: this.audience,
       expiresIn: this.expiresIn,
-      jwtid: randomUUID(),
+      jwtid: jti,
     });
     return { token, expiresIn: this.expiresIn };
   }

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiKeyUsageTracker } from '../api-keys/api-key-usage.tracker';
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { SessionService } from '../credentials/session.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from '../usage/usage.recorder';
 import { WebhookDeliverer } from '../webhooks/webhook-deliverer';
@@ -19,7 +20,7 @@ const SHUTTING_DOWN = 'This instance is shutting down; retry the request.';
  * 2. the server closes once in-flight requests are answered; a request that still arrives on an
  *    open connection is refused with our 503 (see `refusal`), not served;
  * 3. the webhook worker stops taking deliveries (one in flight is cut short and left to the queue);
- * 4. the last usage counts and lastUsedAt are written;
+ * 4. the last usage counts, API keys' lastUsedAt and sessions' lastSeenAt are written;
  * 5. the database pool (or PGlite) closes, and buffered log lines are written.
  */
 @Injectable()
@@ -32,6 +33,7 @@ export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly usage: UsageRecorder,
     private readonly keyUsage: ApiKeyUsageTracker,
+    private readonly sessions: SessionService,
     private readonly prisma: PrismaService,
     private readonly webhooks: WebhookDeliverer,
     @Inject(PINO) private readonly log: PinoLogger,
@@ -60,6 +62,7 @@ export class Lifecycle implements BeforeApplicationShutdown, OnApplicationShutdo
     await this.webhooks.stop();
     await this.usage.stop();
     await this.keyUsage.stop();
+    await this.sessions.stop();
     await this.prisma.close();
     await new Promise<void>((resolve) => this.log.flush(() => resolve()));
   }

@@ -104,6 +104,16 @@ export class TeamController {
     return issued;
   }
 
+  @Delete('members/:userId/sessions')
+  @JwtAuth('OWNER', 'ADMIN')
+  @HttpCode(204)
+  @ApiOperation({ summary: "End every session of a member: all their tokens stop working at once (only an OWNER for an OWNER's)" })
+  @ApiNoContentResponse({ description: 'Ended.' })
+  @ApiResponse(NOT_FOUND)
+  endSessions(@CurrentActor() actor: Actor, @Param() { userId }: UserIdParamDto): Promise<void> {
+    return this.team.endSessions(actor, userId);
+  }
+
   @Delete('members/:userId')
   @JwtAuth('OWNER', 'ADMIN')
   @HttpCode(204)

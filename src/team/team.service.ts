@@ -7,7 +7,7 @@ import { PasswordResetIssuedDto, TokenResponseDto } from '../credentials/dto/log
 import { PasswordResetService } from '../credentials/password-reset.service';
 import { hashPassword, passwordProblems } from '../credentials/passwords';
 import type { Role } from '../common/principal';
-import { TokenService } from '../credentials/token.service';
+import { SessionService } from '../credentials/session.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
@@ -51,7 +51,7 @@ const invitationRefused = () =>
 export class TeamService {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly tokens: TokenService,
+    private readonly sessions: SessionService,
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
     private readonly mailer: Mailer,
@@ -194,7 +194,7 @@ ${this.mailer.link('/accept-invitation', token)}
     const problems = passwordProblems(password, invitation.email, 'password');
     if (problems.length > 0) throw new AppError('validation_failed', 'The password does not meet the policy.', problems);
     const passwordHash = await hashPassword(password);
-    const user = await this.prisma.$transaction(async (tx) => {
+    return this.prisma.$transaction(async (tx) => {
       const claimed = await tx.invitation.updateMany({
         where: { id: invitation.id, ...pendingAt(new Date()) },
         data: { acceptedAt: new Date() },
@@ -223,9 +223,8 @@ ${this.mailer.link('/accept-invitation', token)}
       await this.webhooks.emit(tx, created.accountId, 'member.joined', {
         member: { id: created.id, email: created.email, role: created.role },
       });
-      return created;
+      return this.sessions.start(tx, created, 'invitation', source);
     });
-    return this.tokens.issue(user);
   }
 
   /** A password reset for a member of the actor's account; an ADMIN not for an OWNER. */
@@ -236,6 +235,16 @@ ${this.mailer.link('/accept-invitation', token)}
       throw new AppError('insufficient_permissions', 'Only an OWNER may reset an OWNER’s password.');
     }
     return this.resets.issueFor(actor, member);
+  }
+
+  /** Ends every session of a member of the actor's account (their tokens stop working); an ADMIN not an OWNER's. */
+  async endSessions(actor: Actor, userId: string): Promise<void> {
+    const member = await this.prisma.user.findFirst({ where: { id: userId, accountId: actor.accountId } });
+    if (member === null) throw new AppError('not_found', 'No such member.');
+    if (!mayActOnOwner(actor.role, member.role)) {
+      throw new AppError('insufficient_permissions', 'Only an OWNER may end an OWNER’s sessions.');
+    }
+    await this.sessions.endAllByAdmin(actor, member.id);
   }
 
   async changeRole(actor: Actor, userId: string, role: Role): Promise<MemberDto> {

@@ -240,6 +240,9 @@ describe('GET /api/v1/audit-log', () => {
     );
     secrets.push(afterReset.body.token);
     expect_(18, 'auth.password_reset', forgetful, 'user', forgetful.id);
+    // The reset's sign-in is the member's one session: ending their sessions ends it.
+    await step(19, t.http.delete(`/api/v1/team/members/${forgetful.id}/sessions`).set(as(admin)), 204);
+    expect_(19, 'auth.session_ended', admin, 'user', forgetful.id);
     finishedAt = Date.now();
     for (const user of [owner, admin, leaving, forgetful]) namesNow.set(user.id, user.email);
     namesNow.set(keyId, 'renamed key');
@@ -291,6 +294,7 @@ describe('GET /api/v1/audit-log', () => {
       expect(at).toBeLessThanOrEqual(finishedAt + 5_000);
     }
     expect(events.find((ev) => ev.requestId === rid(12))?.details).toEqual({ from: 'free', to: 'pro' });
+    expect(events.find((ev) => ev.requestId === rid(19))?.details).toEqual({ sessionId: expect.any(String), by: 'admin' });
   });
 
   it('names the actor by email on every event, not only on logins', async () => {

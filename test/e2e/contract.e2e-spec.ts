@@ -179,6 +179,19 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('POST', '/api/v1/auth/password-reset/accept', resetBody('a brand new developer passphrase'))).status).toBe(401);
     expect((await call('POST', '/api/v1/auth/password-reset/request', { body: { email: 'someone@example.com' } })).status).toBe(404);
 
+    // Sessions: the reset's sign-in is one; a second sign-in ends it; an admin ends the rest.
+    const resetToken = (await call('POST', '/api/v1/auth/login', { body: { email: forgetful.email, password: 'a brand new developer passphrase' } }))
+      .body!.token as string;
+    const sessions = await call('GET', '/api/v1/auth/sessions', { token: resetToken });
+    expect(sessions.status).toBe(200);
+    const other = (sessions.body!.data as Array<{ id: string; current: boolean }>).find((s) => !s.current)!;
+    expect((await call('DELETE', `/api/v1/auth/sessions/${other.id}`, { token: resetToken })).status).toBe(204);
+    expect((await call('DELETE', `/api/v1/auth/sessions/${other.id}`, { token: resetToken })).status).toBe(404);
+    expect((await call('DELETE', '/api/v1/auth/sessions/not-a-uuid', { token: resetToken })).status).toBe(400);
+    expect((await call('DELETE', `/api/v1/team/members/${forgetful.id}/sessions`, { token: owner.token })).status).toBe(204);
+    expect((await call('DELETE', `/api/v1/team/members/${randomUUID()}/sessions`, { token: owner.token })).status).toBe(404);
+    expect((await call('GET', '/api/v1/auth/sessions', { token: resetToken })).status).toBe(401);
+
     // API keys.
     expect((await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: '' } })).status).toBe(400);
     const created = await call('POST', '/api/v1/api-keys', {

@@ -84,6 +84,24 @@ import { issueNonce, solvedAltcha } from '../utils/widget';
     expect(Date.now() - signedOutAt).toBeLessThan(1000);
   });
 
+  it('refuses the token of a session ended on one instance on the other within a second', async () => {
+    const user = await account.addUser('DEVELOPER');
+    const login = async (t: TestApp, agent: string) =>
+      (await t.http.post('/api/v1/auth/login').set('User-Agent', agent).send({ email: user.email, password: user.password }).expect(200)).body
+        .token as string;
+    const laptop = await login(a, 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0');
+    const phone = await login(b, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 Version/17.1 Mobile/15E148 Safari/604.1');
+    await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${phone}`).expect(200); // cached there
+    const listed = await a.http.get('/api/v1/auth/sessions').set('Authorization', `Bearer ${laptop}`).expect(200);
+    const phoneSession = listed.body.data.find((s: { current: boolean }) => !s.current);
+    expect(phoneSession.device).toBe('Safari on iOS');
+    await a.http.delete(`/api/v1/auth/sessions/${phoneSession.id}`).set('Authorization', `Bearer ${laptop}`).expect(204);
+    const endedAt = Date.now();
+    await eventually(async () => expect((await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${phone}`)).status).toBe(401));
+    expect(Date.now() - endedAt).toBeLessThan(1000);
+    await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${laptop}`).expect(200);
+  });
+
   it('refuses every key, token and invitation of an account deleted on one instance on the other within a second', async () => {
     const doomed = await createAccount(a);
     const { key } = await doomed.createKey();

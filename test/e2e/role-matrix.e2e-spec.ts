@@ -15,6 +15,8 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['GET',    '/api/v1/auth/me',                       '✓',  '✓',  '✓',  '✓'],
   ['PUT',    '/api/v1/auth/password',                 '✓',  '✓',  '✓',  '✓'],
   ['POST',   '/api/v1/auth/logout',                   '✓',  '✓',  '✓',  '✓'],
+  ['GET',    '/api/v1/auth/sessions',                 '✓',  '✓',  '✓',  '✓'],
+  ['DELETE', '/api/v1/auth/sessions/:id',             '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/plans',                         '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/account',                       '✓',  '✓',  '✓',  '✓'],
   ['PATCH',  '/api/v1/account',                       '✓',  '✓',  '',   ''],
@@ -31,6 +33,7 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['PATCH',  '/api/v1/team/members/:userId',          '✓',  '✓',  '',   ''],
   ['DELETE', '/api/v1/team/members/:userId',          '✓',  '✓',  '',   ''],
   ['POST',   '/api/v1/team/members/:userId/password-reset', '✓', '✓', '', ''],
+  ['DELETE', '/api/v1/team/members/:userId/sessions', '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/team/invitations',              '✓',  '✓',  '',   ''],
   ['DELETE', '/api/v1/team/invitations/:id',          '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/analytics/usage',               '✓',  '✓',  '✓',  '✓'],
@@ -131,6 +134,13 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
       case 'POST /api/v1/auth/logout':
         // Signing out ends the caller's token: a throwaway user of the same role makes it.
         return { caller: await account.addUser(caller.role), url: row.path };
+      case 'DELETE /api/v1/auth/sessions/:id': {
+        // Another session of the caller's (a second sign-in), which the call ends.
+        const session = await t.prisma.session.create({
+          data: { id: randomUUID(), userId: caller.id, userAgent: 'matrix', ip: '198.51.100.1', method: 'password', expiresAt: new Date(Date.now() + 3600_000) },
+        });
+        return { caller, url: `/api/v1/auth/sessions/${session.id}` };
+      }
       case 'PATCH /api/v1/account':
         return { caller, url: row.path, body: { name: `Renamed ${randomUUID()}` } };
       case 'DELETE /api/v1/account': {
@@ -171,6 +181,17 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
       }
       case 'DELETE /api/v1/team/members/:userId':
         return { caller, ...(await memberRoute()) };
+      case 'DELETE /api/v1/team/members/:userId/sessions': {
+        const target = await account.addUser('DEVELOPER');
+        return {
+          caller,
+          url: `/api/v1/team/members/${target.id}/sessions`,
+          unchanged: async () => {
+            expect(await t.prisma.user.findUniqueOrThrow({ where: { id: target.id } })).toMatchObject({ tokenVersion: 0 });
+            await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${target.token}`).expect(200);
+          },
+        };
+      }
       case 'DELETE /api/v1/team/invitations/:id': {
         const inv = await t.http
           .post('/api/v1/team/invitations')
@@ -311,6 +332,7 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
         ['PATCH', `/api/v1/team/members/${a.owner.id}`, { role: 'ANALYST' }],
         ['DELETE', `/api/v1/team/members/${aMember.id}`],
         ['DELETE', `/api/v1/team/members/${a.owner.id}`],
+        ['DELETE', `/api/v1/team/members/${aMember.id}/sessions`],
       ];
       for (const [method, url, body] of calls) {
         const res = await send(method, url, b.owner.token, body);

@@ -141,6 +141,8 @@ describe('sign-up', () => {
       const confirmed = await t.http.post('/api/v1/auth/signup/confirm').send({ token: tokenIn(mail) });
       expect(confirmed.status).toBe(200);
       await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${confirmed.body.token}`).expect(200);
+      const sessions = await t.http.get('/api/v1/auth/sessions').set('Authorization', `Bearer ${confirmed.body.token}`).expect(200);
+      expect(sessions.body.data).toEqual([expect.objectContaining({ method: 'signup', current: true })]);
       expectError(await t.http.post('/api/v1/auth/signup/confirm').send({ token: tokenIn(mail) }), 401, 'invalid_credentials');
       expect((await login(email)).status).toBe(200);
       const forged = tokenIn(mail).replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));

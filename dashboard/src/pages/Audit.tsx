@@ -17,6 +17,7 @@ const ACTIONS: Record<Action, string> = {
   'auth.logout': 'Signed out',
   'auth.password_changed': 'Password changed',
   'auth.password_reset': 'Password reset used',
+  'auth.session_ended': 'Session ended',
   'api_key.created': 'API key created',
   'api_key.updated': 'API key edited',
   'api_key.rotated': 'API key rotated',

@@ -3,6 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Jwt } from 'jsonwebtoken';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { AppError } from '../../common/errors/app-error';
+import { SessionService } from '../../credentials/session.service';
 import { TokenPayload, TokenService } from '../../credentials/token.service';
 import { UserPrincipalService } from '../user-principal.service';
 import type { UserPrincipal } from '../../common/principal';
@@ -22,6 +23,7 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
     @Inject(TokenService) private readonly tokens: TokenService,
     private readonly users: UserPrincipalService,
+    private readonly sessions: SessionService,
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
@@ -57,6 +59,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     // A password change or removal bumps the version: every token issued before is refused.
     // Signing out revokes the one token, on every instance (the `user` topic is invalidated).
     if (user === null || user.tokenVersion !== claims.sv || user.revokedTokens.has(claims.jti)) throw new AppError('invalid_token');
+    // Its session's lastSeenAt, written in the next minute's batch (no write here).
+    this.sessions.seen(claims.jti);
     return user.principal;
   }
 }
