@@ -128,14 +128,18 @@ export function useAcceptInvitation(token: string | null, { onSuccess }: Mutatio
   });
 }
 
-/** Sets a new password with a reset link's token, and signs the person in. */
-export function useAcceptPasswordReset(token: string | null, { onSuccess }: MutationReactions<TokenAnswer> = {}) {
-  const start = useStartFreshSession();
+/**
+ * Sets a new password with a reset link's token, and signs the person in; one with a second factor
+ * gets the second step first (the page shows it).
+ */
+export function useAcceptPasswordReset(token: string | null, { onSuccess }: MutationReactions<LoginAnswer> = {}) {
+  const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (newPassword: string) =>
+    mutationFn: async (newPassword: string): Promise<LoginAnswer> =>
       unwrap(await api.POST('/api/v1/auth/password-reset/accept', { body: { token: token!, newPassword } })),
     onSuccess: (answer) => {
-      start(answer);
+      queryClient.clear();
+      if (!needsSecondStep(answer)) session.start(answer.token, answer.expiresIn);
       onSuccess?.(answer);
     },
   });
