@@ -180,8 +180,9 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('POST', '/api/v1/auth/password-reset/request', { body: { email: 'someone@example.com' } })).status).toBe(404);
 
     // Sessions: the reset's sign-in is one; a second sign-in ends it; an admin ends the rest.
-    const resetToken = (await call('POST', '/api/v1/auth/login', { body: { email: forgetful.email, password: 'a brand new developer passphrase' } }))
-      .body!.token as string;
+    const resetToken = (
+      await call('POST', '/api/v1/auth/login', { body: { email: forgetful.email, password: 'a brand new developer passphrase' } })
+    ).body!.token as string;
     const sessions = await call('GET', '/api/v1/auth/sessions', { token: resetToken });
     expect(sessions.status).toBe(200);
     const other = (sessions.body!.data as Array<{ id: string; current: boolean }>).find((s) => !s.current)!;

@@ -87,10 +87,13 @@ import { issueNonce, solvedAltcha } from '../utils/widget';
   it('refuses the token of a session ended on one instance on the other within a second', async () => {
     const user = await account.addUser('DEVELOPER');
     const login = async (t: TestApp, agent: string) =>
-      (await t.http.post('/api/v1/auth/login').set('User-Agent', agent).send({ email: user.email, password: user.password }).expect(200)).body
-        .token as string;
+      (await t.http.post('/api/v1/auth/login').set('User-Agent', agent).send({ email: user.email, password: user.password }).expect(200))
+        .body.token as string;
     const laptop = await login(a, 'Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0');
-    const phone = await login(b, 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 Version/17.1 Mobile/15E148 Safari/604.1');
+    const phone = await login(
+      b,
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 Version/17.1 Mobile/15E148 Safari/604.1',
+    );
     await b.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${phone}`).expect(200); // cached there
     const listed = await a.http.get('/api/v1/auth/sessions').set('Authorization', `Bearer ${laptop}`).expect(200);
     const phoneSession = listed.body.data.find((s: { current: boolean }) => !s.current);

@@ -42,7 +42,14 @@ describe('passkeys (WebAuthn)', () => {
       .set(bearer(user))
       .send({ name: 'Laptop', response: new SoftAuthenticator(origin).create(options.body) })
       .expect(201);
-    expect(laptop.body).toEqual({ id: expect.any(String), name: 'Laptop', deviceType: 'singleDevice', backedUp: false, createdAt: expect.any(String), lastUsedAt: null });
+    expect(laptop.body).toEqual({
+      id: expect.any(String),
+      name: 'Laptop',
+      deviceType: 'singleDevice',
+      backedUp: false,
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+    });
     const phone = (await register(user, new SoftAuthenticator(origin))).body;
     expect(phone.name).toBe('Passkey 2');
 
@@ -53,7 +60,11 @@ describe('passkeys (WebAuthn)', () => {
     expect(JSON.stringify(list.body)).not.toMatch(/publicKey|credentialId/);
 
     await t.http.patch(`/api/v1/auth/passkeys/${phone.id}`).set(bearer(user)).send({ name: 'Phone' }).expect(200);
-    expectError(await t.http.delete(`/api/v1/auth/passkeys/${phone.id}`).set(bearer(user)).send({ password: 'wrong' }), 400, 'validation_failed');
+    expectError(
+      await t.http.delete(`/api/v1/auth/passkeys/${phone.id}`).set(bearer(user)).send({ password: 'wrong' }),
+      400,
+      'validation_failed',
+    );
     await t.http.delete(`/api/v1/auth/passkeys/${phone.id}`).set(bearer(user)).send({ password: user.password }).expect(204);
     expect((await t.http.get('/api/v1/auth/passkeys').set(bearer(user)).expect(200)).body.data).toHaveLength(1);
     const actions = (await t.prisma.auditEvent.findMany({ where: { actorId: user.id } })).map((e) => e.action);
@@ -63,7 +74,11 @@ describe('passkeys (WebAuthn)', () => {
     // Someone else's passkey is not there for them.
     const other = await account.addUser('DEVELOPER');
     expectError(await t.http.patch(`/api/v1/auth/passkeys/${laptop.body.id}`).set(bearer(other)).send({ name: 'mine' }), 404, 'not_found');
-    expectError(await t.http.delete(`/api/v1/auth/passkeys/${laptop.body.id}`).set(bearer(other)).send({ password: other.password }), 404, 'not_found');
+    expectError(
+      await t.http.delete(`/api/v1/auth/passkeys/${laptop.body.id}`).set(bearer(other)).send({ password: other.password }),
+      404,
+      'not_found',
+    );
   });
 
   it('completes a sign-in as the second factor, and alone (passwordless)', async () => {
@@ -75,13 +90,19 @@ describe('passkeys (WebAuthn)', () => {
     expect(step.methods).toEqual(['passkey']);
     const options = await t.http.post('/api/v1/auth/passkeys/authentication-options').send({ mfaToken: step.mfaToken }).expect(200);
     expect(options.body.allowCredentials).toEqual([expect.objectContaining({ id: authenticator.credentialId.toString('base64url') })]);
-    const done = await t.http.post('/api/v1/auth/login/passkey').send({ mfaToken: step.mfaToken, response: authenticator.get(options.body) }).expect(200);
+    const done = await t.http
+      .post('/api/v1/auth/login/passkey')
+      .send({ mfaToken: step.mfaToken, response: authenticator.get(options.body) })
+      .expect(200);
     await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${done.body.token}`).expect(200);
 
     const alone = await t.http.post('/api/v1/auth/passkeys/authentication-options').send({}).expect(200);
     expect(alone.body.userVerification).toBe('required');
     expect(alone.body.allowCredentials ?? []).toEqual([]);
-    const signedIn = await t.http.post('/api/v1/auth/login/passkey').send({ response: authenticator.get(alone.body) }).expect(200);
+    const signedIn = await t.http
+      .post('/api/v1/auth/login/passkey')
+      .send({ response: authenticator.get(alone.body) })
+      .expect(200);
     const me = await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${signedIn.body.token}`).expect(200);
     expect(me.body.email).toBe(user.email);
     const [passkey] = (await t.http.get('/api/v1/auth/passkeys').set(bearer(user)).expect(200)).body.data;
@@ -102,13 +123,19 @@ describe('passkeys (WebAuthn)', () => {
     const step = await passkeyStep(user);
     let options = await t.http.post('/api/v1/auth/passkeys/authentication-options').send({ mfaToken: step.mfaToken }).expect(200);
     expectError(
-      await t.http.post('/api/v1/auth/login/passkey').send({ mfaToken: step.mfaToken, response: authenticator.get(options.body, { origin: 'https://gatehouse.example.evil' }) }),
+      await t.http
+        .post('/api/v1/auth/login/passkey')
+        .send({ mfaToken: step.mfaToken, response: authenticator.get(options.body, { origin: 'https://gatehouse.example.evil' }) }),
       401,
       'invalid_credentials',
     );
     // Another user's passkey for this user's step.
     options = await t.http.post('/api/v1/auth/passkeys/authentication-options').send({ mfaToken: step.mfaToken }).expect(200);
-    expectError(await t.http.post('/api/v1/auth/login/passkey').send({ mfaToken: step.mfaToken, response: intruderKey.get(options.body) }), 401, 'invalid_credentials');
+    expectError(
+      await t.http.post('/api/v1/auth/login/passkey').send({ mfaToken: step.mfaToken, response: intruderKey.get(options.body) }),
+      401,
+      'invalid_credentials',
+    );
     // A right answer once; replayed, it fails (its challenge is spent).
     options = await t.http.post('/api/v1/auth/passkeys/authentication-options').send({ mfaToken: step.mfaToken }).expect(200);
     const answer = authenticator.get(options.body);
@@ -119,7 +146,11 @@ describe('passkeys (WebAuthn)', () => {
 
     // Alone, a passkey must verify its user.
     const alone = await t.http.post('/api/v1/auth/passkeys/authentication-options').send({}).expect(200);
-    expectError(await t.http.post('/api/v1/auth/login/passkey').send({ response: authenticator.get(alone.body, { verified: false }) }), 401, 'invalid_credentials');
+    expectError(
+      await t.http.post('/api/v1/auth/login/passkey').send({ response: authenticator.get(alone.body, { verified: false }) }),
+      401,
+      'invalid_credentials',
+    );
 
     // A registration response used twice, or for options never asked.
     const regOptions = await t.http.post('/api/v1/auth/passkeys/registration-options').set(bearer(user)).expect(200);

@@ -216,7 +216,10 @@ describe('second factor: TOTP and recovery codes', () => {
     const user = await account.addUser('DEVELOPER');
     const { secret } = await enrol(user);
     const issued = await t.http.post(`/api/v1/team/members/${user.id}/password-reset`).set(bearer(account.owner)).expect(201);
-    const reset = await t.http.post('/api/v1/auth/password-reset/accept').send({ token: issued.body.token, newPassword: 'a brand new long password' }).expect(200);
+    const reset = await t.http
+      .post('/api/v1/auth/password-reset/accept')
+      .send({ token: issued.body.token, newPassword: 'a brand new long password' })
+      .expect(200);
     expect(reset.body).toEqual({ mfaRequired: true, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
     const code = codeFor(secret, Math.floor(Date.now() / 1000) + 30);
     await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: reset.body.mfaToken, code }).expect(200);

@@ -137,7 +137,14 @@ describe('the role matrix (docs/API.md, "JWT endpoints")', () => {
       case 'DELETE /api/v1/auth/sessions/:id': {
         // Another session of the caller's (a second sign-in), which the call ends.
         const session = await t.prisma.session.create({
-          data: { id: randomUUID(), userId: caller.id, userAgent: 'matrix', ip: '198.51.100.1', method: 'password', expiresAt: new Date(Date.now() + 3600_000) },
+          data: {
+            id: randomUUID(),
+            userId: caller.id,
+            userAgent: 'matrix',
+            ip: '198.51.100.1',
+            method: 'password',
+            expiresAt: new Date(Date.now() + 3600_000),
+          },
         });
         return { caller, url: `/api/v1/auth/sessions/${session.id}` };
       }

@@ -3,8 +3,7 @@ import { generateSync } from 'otplib';
 import { SessionService } from '../../src/credentials/session.service';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp, TestUser } from '../utils/test-app';
 
-const MAC_CHROME =
-  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+const MAC_CHROME = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 const WINDOWS_FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/121.0';
 
 interface Listed {
@@ -33,7 +32,8 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
   const login = async (user: TestUser, agent = MAC_CHROME): Promise<string> =>
     (await t.http.post('/api/v1/auth/login').set('User-Agent', agent).send({ email: user.email, password: user.password }).expect(200)).body
       .token as string;
-  const list = async (token: string): Promise<Listed[]> => (await t.http.get('/api/v1/auth/sessions').set(bearer(token)).expect(200)).body.data;
+  const list = async (token: string): Promise<Listed[]> =>
+    (await t.http.get('/api/v1/auth/sessions').set(bearer(token)).expect(200)).body.data;
   const jtiOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).jti as string;
 
   it('lists each sign-in as a session named by its device, newest first, the caller’s marked current', async () => {
@@ -80,7 +80,9 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
     expect((await list(laptop)).map((s) => s.id)).toEqual([jtiOf(laptop)]);
     // Ended already: 404, and nothing more is recorded.
     expectError(await t.http.delete(`/api/v1/auth/sessions/${jtiOf(desktop)}`).set(bearer(laptop)), 404, 'not_found');
-    const events = await t.prisma.auditEvent.findMany({ where: { accountId: account.id, action: 'auth.session_ended', targetId: user.id } });
+    const events = await t.prisma.auditEvent.findMany({
+      where: { accountId: account.id, action: 'auth.session_ended', targetId: user.id },
+    });
     expect(events).toEqual([
       expect.objectContaining({ actorId: user.id, targetType: 'user', details: { sessionId: jtiOf(desktop), by: 'self' } }),
     ]);
@@ -89,7 +91,10 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
   it('ends the calling session itself like signing out', async () => {
     const user = await account.addUser('ANALYST');
     const token = await login(user);
-    await t.http.delete(`/api/v1/auth/sessions/${jtiOf(token)}`).set(bearer(token)).expect(204);
+    await t.http
+      .delete(`/api/v1/auth/sessions/${jtiOf(token)}`)
+      .set(bearer(token))
+      .expect(204);
     expectError(await me(token), 401, 'invalid_token');
   });
 
@@ -170,10 +175,14 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
       .send({ code: codeAt(Math.floor(Date.now() / 1000)) })
       .expect(200);
     const secondStep = async (code: string) => {
-      const first = await t.http.post('/api/v1/auth/login').set('User-Agent', MAC_CHROME).send({ email: user.email, password: user.password });
+      const first = await t.http
+        .post('/api/v1/auth/login')
+        .set('User-Agent', MAC_CHROME)
+        .send({ email: user.email, password: user.password });
       expect(first.body).toMatchObject({ mfaRequired: true });
-      return (await t.http.post('/api/v1/auth/login/mfa').set('User-Agent', MAC_CHROME).send({ mfaToken: first.body.mfaToken, code }).expect(200))
-        .body.token as string;
+      return (
+        await t.http.post('/api/v1/auth/login/mfa').set('User-Agent', MAC_CHROME).send({ mfaToken: first.body.mfaToken, code }).expect(200)
+      ).body.token as string;
     };
     const byTotp = await secondStep(codeAt(Math.floor(Date.now() / 1000) + 30)); // the confirming period's code is spent
     const byRecovery = await secondStep(confirmed.body.recoveryCodes[0]);
@@ -210,7 +219,14 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
     const token = await login(user);
     const stale = randomUUID();
     await t.prisma.session.create({
-      data: { id: stale, userId: user.id, userAgent: MAC_CHROME, ip: '198.51.100.1', method: 'password', expiresAt: new Date(Date.now() - 1000) },
+      data: {
+        id: stale,
+        userId: user.id,
+        userAgent: MAC_CHROME,
+        ip: '198.51.100.1',
+        method: 'password',
+        expiresAt: new Date(Date.now() - 1000),
+      },
     });
     expect((await list(token)).map((s) => s.id)).toEqual([jtiOf(token)]);
     await t.app.get(SessionService).purgeExpired();

@@ -1,7 +1,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { authKeys } from './auth';
 import { api } from './api';
-import { call } from './contract';
 import { unwrap } from './errors';
 import type { MutationReactions } from './mutation-reactions';
 import type { components } from './schema';
@@ -75,7 +74,7 @@ export function useDeleteAccount(confirm: string) {
 export function useRequireMfa({ onSuccess }: MutationReactions<Account> = {}) {
   const changed = useAccountChanged();
   return useMutation({
-    mutationFn: (requireMfa: boolean) => call<Account>('PATCH', '/api/v1/account', { requireMfa }),
+    mutationFn: async (requireMfa: boolean) => unwrap(await api.PATCH('/api/v1/account', { body: { requireMfa } })),
     onSuccess: (account) => {
       changed(account);
       onSuccess?.(account);

@@ -4,7 +4,7 @@ import { api } from './api';
 import { unwrap } from './errors';
 import type { MutationReactions } from './mutation-reactions';
 import type { components } from './schema';
-import { call, LoginAnswer, needsSecondStep, TokenAnswer as SessionAnswer } from './contract';
+import { LoginAnswer, needsSecondStep, TokenAnswer as SessionAnswer } from './sign-in';
 import { session } from './session';
 
 type TokenAnswer = components['schemas']['TokenResponseDto'];
@@ -47,8 +47,7 @@ export function useMe() {
  */
 export function useLogin({ onSuccess }: MutationReactions<LoginAnswer> = {}) {
   return useMutation({
-    mutationFn: async (body: { email: string; password: string }) =>
-      unwrap(await api.POST('/api/v1/auth/login', { body })) as unknown as LoginAnswer,
+    mutationFn: async (body: { email: string; password: string }) => unwrap(await api.POST('/api/v1/auth/login', { body })),
     onSuccess: (answer) => {
       if (!needsSecondStep(answer)) session.start(answer.token, answer.expiresIn);
       onSuccess?.(answer);
@@ -59,7 +58,7 @@ export function useLogin({ onSuccess }: MutationReactions<LoginAnswer> = {}) {
 /** The second step of a sign-in: a 6-digit code from the authenticator app, or a recovery code. */
 export function useSecondStep({ onSuccess }: MutationReactions<SessionAnswer> = {}) {
   return useMutation({
-    mutationFn: (body: { mfaToken: string; code: string }) => call<SessionAnswer>('POST', '/api/v1/auth/login/mfa', body),
+    mutationFn: async (body: { mfaToken: string; code: string }) => unwrap(await api.POST('/api/v1/auth/login/mfa', { body })),
     onSuccess: (answer) => {
       session.start(answer.token, answer.expiresIn);
       onSuccess?.(answer);
@@ -74,14 +73,13 @@ export function useSecondStep({ onSuccess }: MutationReactions<SessionAnswer> = 
 export function usePasskeySignIn({ onSuccess }: MutationReactions<SessionAnswer> = {}) {
   return useMutation({
     mutationFn: async (mfaToken?: string) => {
-      const optionsJSON = await call<Parameters<typeof import('@simplewebauthn/browser').startAuthentication>[0]['optionsJSON']>(
-        'POST',
-        '/api/v1/auth/passkeys/authentication-options',
-        mfaToken === undefined ? {} : { mfaToken },
-      );
+      const body = mfaToken === undefined ? {} : { mfaToken };
+      const options = unwrap(await api.POST('/api/v1/auth/passkeys/authentication-options', { body }));
       const { startAuthentication } = await import('@simplewebauthn/browser');
-      const response = await startAuthentication({ optionsJSON });
-      return call<SessionAnswer>('POST', '/api/v1/auth/login/passkey', mfaToken === undefined ? { response } : { response, mfaToken });
+      const response = await startAuthentication({ optionsJSON: options });
+      return unwrap(
+        await api.POST('/api/v1/auth/login/passkey', { body: { ...body, response: response as unknown as Record<string, unknown> } }),
+      );
     },
     onSuccess: (answer) => {
       session.start(answer.token, answer.expiresIn);

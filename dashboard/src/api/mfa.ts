@@ -1,6 +1,8 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { authKeys } from './auth';
-import { call, MfaStatus, Passkey, SignInSession } from './contract';
+import { api } from './api';
+import { unwrap } from './errors';
+import type { Passkey } from './sign-in';
 import type { MutationReactions } from './mutation-reactions';
 import { secondFactorDemand } from './session';
 
@@ -14,18 +16,19 @@ export const securityKeys = {
   sessions: () => [...securityKeys.all, 'sessions'] as const,
 };
 
-export const mfaQuery = () => queryOptions({ queryKey: securityKeys.mfa(), queryFn: () => call<MfaStatus>('GET', '/api/v1/auth/mfa') });
+export const mfaQuery = () =>
+  queryOptions({ queryKey: securityKeys.mfa(), queryFn: async () => unwrap(await api.GET('/api/v1/auth/mfa')) });
 
 export const passkeysQuery = () =>
   queryOptions({
     queryKey: securityKeys.passkeys(),
-    queryFn: async () => (await call<{ data: Passkey[] }>('GET', '/api/v1/auth/passkeys')).data,
+    queryFn: async () => unwrap(await api.GET('/api/v1/auth/passkeys')).data,
   });
 
 export const sessionsQuery = () =>
   queryOptions({
     queryKey: securityKeys.sessions(),
-    queryFn: async () => (await call<{ data: SignInSession[] }>('GET', '/api/v1/auth/sessions')).data,
+    queryFn: async () => unwrap(await api.GET('/api/v1/auth/sessions')).data,
   });
 
 export function useMfaStatus() {
@@ -53,7 +56,7 @@ function useSecurityChanged() {
 /** A pending TOTP secret (replacing any pending one): its otpauth URL for the QR code, and the secret to type. */
 export function useStartTotp() {
   return useMutation({
-    mutationFn: () => call<{ secret: string; otpauthUrl: string }>('POST', '/api/v1/auth/mfa/totp'),
+    mutationFn: async () => unwrap(await api.POST('/api/v1/auth/mfa/totp')),
   });
 }
 
@@ -61,7 +64,7 @@ export function useStartTotp() {
 export function useConfirmTotp({ onSuccess }: MutationReactions<{ recoveryCodes: string[] }> = {}) {
   const changed = useSecurityChanged();
   return useMutation({
-    mutationFn: (code: string) => call<{ recoveryCodes: string[] }>('POST', '/api/v1/auth/mfa/totp/confirm', { code }),
+    mutationFn: async (code: string) => unwrap(await api.POST('/api/v1/auth/mfa/totp/confirm', { body: { code } })),
     onSuccess: async (answer) => {
       onSuccess?.(answer);
       await changed();
@@ -72,7 +75,7 @@ export function useConfirmTotp({ onSuccess }: MutationReactions<{ recoveryCodes:
 export function useRemoveTotp({ onSuccess }: MutationReactions<unknown> = {}) {
   const changed = useSecurityChanged();
   return useMutation({
-    mutationFn: (password: string) => call<unknown>('DELETE', '/api/v1/auth/mfa/totp', { password }),
+    mutationFn: async (password: string) => unwrap(await api.DELETE('/api/v1/auth/mfa/totp', { body: { password } })),
     onSuccess: async (answer) => {
       onSuccess?.(answer);
       await changed();
@@ -84,7 +87,7 @@ export function useRemoveTotp({ onSuccess }: MutationReactions<unknown> = {}) {
 export function useRegenerateRecoveryCodes({ onSuccess }: MutationReactions<{ recoveryCodes: string[] }> = {}) {
   const changed = useSecurityChanged();
   return useMutation({
-    mutationFn: (password: string) => call<{ recoveryCodes: string[] }>('POST', '/api/v1/auth/mfa/recovery-codes', { password }),
+    mutationFn: async (password: string) => unwrap(await api.POST('/api/v1/auth/mfa/recovery-codes', { body: { password } })),
     onSuccess: async (answer) => {
       onSuccess?.(answer);
       await changed();
@@ -97,10 +100,10 @@ export function useAddPasskey({ onSuccess }: MutationReactions<Passkey> = {}) {
   const changed = useSecurityChanged();
   return useMutation({
     mutationFn: async (name: string) => {
-      const optionsJSON = await call<RegistrationOptions>('POST', '/api/v1/auth/passkeys/registration-options');
+      const options = unwrap(await api.POST('/api/v1/auth/passkeys/registration-options'));
       const { startRegistration } = await import('@simplewebauthn/browser');
-      const response = await startRegistration({ optionsJSON });
-      return call<Passkey>('POST', '/api/v1/auth/passkeys', { name, response });
+      const response = await startRegistration({ optionsJSON: options as unknown as RegistrationOptions });
+      return unwrap(await api.POST('/api/v1/auth/passkeys', { body: { name, response: response as unknown as Record<string, unknown> } }));
     },
     onSuccess: async (passkey) => {
       onSuccess?.(passkey);
@@ -112,7 +115,7 @@ export function useAddPasskey({ onSuccess }: MutationReactions<Passkey> = {}) {
 export function useRenamePasskey(id: string, { onSuccess }: MutationReactions<Passkey> = {}) {
   const changed = useSecurityChanged();
   return useMutation({
-    mutationFn: (name: string) => call<Passkey>('PATCH', `/api/v1/auth/passkeys/${encodeURIComponent(id)}`, { name }),
+    mutationFn: async (name: string) => unwrap(await api.PATCH('/api/v1/auth/passkeys/{id}', { params: { path: { id } }, body: { name } })),
     onSuccess: async (passkey) => {
       onSuccess?.(passkey);
       await changed();
@@ -123,7 +126,8 @@ export function useRenamePasskey(id: string, { onSuccess }: MutationReactions<Pa
 export function useRemovePasskey(id: string, { onSuccess }: MutationReactions<unknown> = {}) {
   const changed = useSecurityChanged();
   return useMutation({
-    mutationFn: (password: string) => call<unknown>('DELETE', `/api/v1/auth/passkeys/${encodeURIComponent(id)}`, { password }),
+    mutationFn: async (password: string) =>
+      unwrap(await api.DELETE('/api/v1/auth/passkeys/{id}', { params: { path: { id } }, body: { password } })),
     onSuccess: async (answer) => {
       onSuccess?.(answer);
       await changed();
@@ -135,7 +139,7 @@ export function useRemovePasskey(id: string, { onSuccess }: MutationReactions<un
 export function useEndSession(id: string, { onSuccess }: MutationReactions<unknown> = {}) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => call<unknown>('DELETE', `/api/v1/auth/sessions/${encodeURIComponent(id)}`),
+    mutationFn: async () => unwrap(await api.DELETE('/api/v1/auth/sessions/{id}', { params: { path: { id } } })),
     onSuccess: (answer) => {
       void queryClient.invalidateQueries({ queryKey: securityKeys.sessions() });
       onSuccess?.(answer);

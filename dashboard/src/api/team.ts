@@ -2,7 +2,6 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/r
 import type { Role } from '../roles';
 import { authKeys, meQuery } from './auth';
 import { api } from './api';
-import { call } from './contract';
 import { unwrap } from './errors';
 import type { MutationReactions } from './mutation-reactions';
 import type { components } from './schema';
@@ -100,7 +99,7 @@ export function useIssuePasswordReset(userId: string, { onSuccess }: MutationRea
 /** Ends every session of a member: each of their tokens is refused from the next request on. */
 export function useEndMemberSessions(userId: string, { onSuccess }: MutationReactions<unknown> = {}) {
   return useMutation({
-    mutationFn: () => call<unknown>('DELETE', `/api/v1/team/members/${encodeURIComponent(userId)}/sessions`),
+    mutationFn: async () => unwrap(await api.DELETE('/api/v1/team/members/{userId}/sessions', { params: { path: { userId } } })),
     onSuccess,
   });
 }

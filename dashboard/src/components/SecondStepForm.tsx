@@ -1,6 +1,6 @@
 import { FormEvent, useState } from 'react';
 import { usePasskeySignIn, useSecondStep } from '../api/auth';
-import type { SecondStep, TokenAnswer } from '../api/contract';
+import type { SecondStep, TokenAnswer } from '../api/sign-in';
 import { ErrorNote } from './ErrorNote';
 import { Field, fieldText } from './Field';
 import { PasskeyError } from './PasskeyError';

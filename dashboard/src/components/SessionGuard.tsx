@@ -2,7 +2,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { FormEvent, ReactNode, useEffect, useState } from 'react';
 import { createPortal } from 'react-dom';
 import { meQuery, useLogin } from '../api/auth';
-import { needsSecondStep, SecondStep } from '../api/contract';
+import { needsSecondStep, SecondStep } from '../api/sign-in';
 import { session, Session } from '../api/session';
 import { Dialog } from './Dialog';
 import { ErrorNote } from './ErrorNote';

@@ -112,7 +112,7 @@ function AccountSettings({ account, editable, limits }: { account: Account; edit
 
 /** Whether every member must sign in with a second factor (`requireMfa`; the owner decides). */
 function SignInProtection({ account, mayChange }: { account: Account; mayChange: boolean }) {
-  const required = (account as Account & { requireMfa?: boolean }).requireMfa ?? false;
+  const required = account.requireMfa;
   const [saved, setSaved] = useState(false);
   const change = useRequireMfa({ onSuccess: () => setSaved(true) });
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useAcceptPasswordReset } from '../api/auth';
-import { needsSecondStep, SecondStep } from '../api/contract';
+import { needsSecondStep, SecondStep } from '../api/sign-in';
 import { LinkError } from '../components/LinkError';
 import { MissingToken } from '../components/MissingToken';
 import { NarrowPage } from '../components/NarrowPage';

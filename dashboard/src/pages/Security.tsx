@@ -1,5 +1,5 @@
 import { FormEvent, ReactNode, useEffect, useRef, useState } from 'react';
-import type { Passkey, SignInSession } from '../api/contract';
+import type { Passkey, SignInSession } from '../api/sign-in';
 import {
   useAddPasskey,
   useConfirmTotp,

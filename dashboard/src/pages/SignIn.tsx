@@ -1,7 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { Link, Navigate, useLocation, useNavigate } from 'react-router';
 import { useLogin, usePasskeySignIn } from '../api/auth';
-import { needsSecondStep, SecondStep } from '../api/contract';
+import { needsSecondStep, SecondStep } from '../api/sign-in';
 import { session, SignOutReason, useSession } from '../api/session';
 import { useSignupOpen } from '../api/signup';
 import { ErrorNote } from '../components/ErrorNote';

@@ -494,11 +494,9 @@ function ResetDialog({
   );
 }
 
-/** Whether a member signs in with a second factor (`mfa`; absent from an older server's answer: not shown). */
+/** Whether a member signs in with a second factor. */
 function secondFactor(member: Member) {
-  const mfa = (member as Member & { mfa?: boolean }).mfa;
-  if (mfa === undefined) return '—';
-  return mfa ? <span className="badge active">On</span> : <span className="badge">Off</span>;
+  return member.mfa ? <span className="badge active">On</span> : <span className="badge">Off</span>;
 }
 
 function EndSessionsDialog({ member, myId, onClose }: { member: Member; myId: string; onClose: () => void }) {
