@@ -139,6 +139,7 @@ function appEnv(extra) {
   return {
     JWT_SECRET: crypto.randomBytes(48).toString('base64'),
     WIDGET_SECRETS: crypto.randomBytes(48).toString('base64'),
+    MFA_ENCRYPTION_KEY: crypto.randomBytes(48).toString('base64'),
     BOOTSTRAP_OWNER_EMAIL: OWNER.email,
     BOOTSTRAP_OWNER_PASSWORD: OWNER.password,
     ...extra,
