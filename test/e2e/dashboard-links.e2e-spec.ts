@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { eventually } from '../utils/eventually';
 import { startInbox, Inbox } from '../utils/smtp';
 import { axeViolations, Dashboard, describeInBrowser, openDashboard, startDashboard } from '../utils/dashboard';
-import { createAccount, TestAccount } from '../utils/test-app';
+import { createAccount } from '../utils/test-app';
 
 const NEW_PASSWORD = 'a brand new long passphrase';
 
@@ -14,11 +14,9 @@ const NEW_PASSWORD = 'a brand new long passphrase';
  */
 describeInBrowser('dashboard: sign-up and e-mail link pages, without e-mail and with sign-up closed (the defaults)', () => {
   let d: Dashboard;
-  let account: TestAccount;
 
   beforeAll(async () => {
     d = await startDashboard();
-    account = await createAccount(d.t);
   }, 120_000);
   afterAll(() => d?.close());
 
