@@ -37,6 +37,7 @@ const PAGES = [
   { path: '/settings', file: 'settings.png', ready: (page) => page.getByRole('heading', { level: 1 }).waitFor() },
   { path: '/audit', file: 'audit.png', ready: (page) => page.getByRole('row').nth(3).waitFor() },
   { path: '/guide', file: 'guide.png', ready: (page) => page.getByRole('heading', { level: 1 }).waitFor() },
+  { path: '/security', file: 'security.png', ready: (page) => page.getByText('This device').waitFor() },
 ];
 
 async function main() {

@@ -12,6 +12,7 @@ import { KeysPage } from './pages/Keys';
 import { NotFoundPage } from './pages/NotFound';
 import { ProfilePage } from './pages/Profile';
 import { ResetPasswordPage } from './pages/ResetPassword';
+import { SecurityPage } from './pages/Security';
 import { SignInPage } from './pages/SignIn';
 import { SignUpPage } from './pages/SignUp';
 import { TeamPage } from './pages/Team';
@@ -42,6 +43,7 @@ export const router = createBrowserRouter([
           { path: '/audit', caseSensitive: true, element: <AuditPage /> },
           { path: '/settings', caseSensitive: true, element: <AccountPage /> },
           { path: '/profile', caseSensitive: true, element: <ProfilePage /> },
+          { path: '/security', caseSensitive: true, element: <SecurityPage /> },
           // The guide (docs/PROTECT-A-FORM.md) is its own chunk, loaded when opened: not in the first load.
           { path: '/guide', caseSensitive: true, lazy: async () => ({ Component: (await import('./pages/Guide')).GuidePage }) },
         ],

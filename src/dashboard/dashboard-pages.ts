@@ -22,6 +22,7 @@ export const DASHBOARD_PAGES = [
   'audit',
   'settings',
   'profile',
+  'security',
   'guide',
 ] as const;
 

@@ -147,7 +147,7 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
       await page.getByLabel('Account name').fill(name);
       await page.getByLabel('Nonce lifetime (seconds)').fill('600');
       expect(await axeViolations(page)).toEqual([]);
-      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('region', { name: 'Account', exact: true }).getByRole('button', { name: 'Save' }).click();
       await page.getByText('Saved.').waitFor();
       expect(await d.t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).toMatchObject({ name, nonceTtlSeconds: 600 });
       await page.getByRole('banner').getByText(name).waitFor(); // the header follows
@@ -177,7 +177,7 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
       expect(await page.getByRole('button', { name: /^Switch to/ }).count()).toBe(0);
       expect(await page.getByRole('button', { name: /Delete account/ }).count()).toBe(0);
       await page.getByLabel('Nonce lifetime (seconds)').fill('120');
-      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('region', { name: 'Account', exact: true }).getByRole('button', { name: 'Save' }).click();
       await page.getByText('Saved.').waitFor();
       expect((await d.t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).nonceTtlSeconds).toBe(120);
       expect(await axeViolations(page)).toEqual([]);

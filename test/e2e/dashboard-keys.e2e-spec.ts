@@ -144,7 +144,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     const user = await account.addUser('DEVELOPER');
     await page.getByLabel('Email').fill(user.email);
     await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page
       .getByRole('alert')
       .getByText(/email or password/i)
@@ -152,7 +152,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     for (let i = 1; i < 10; i++) {
       await d.t.http.post('/api/v1/auth/login').send({ email: user.email, password: 'wrong' }).expect(401);
     }
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page
       .getByRole('alert')
       .getByText(/Try again in \d+ minutes?\./)
@@ -199,6 +199,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
       'Team',
       'Account and plan',
       'Profile',
+      'Security',
       'Protect a form: the guide',
       'API reference',
     ]);

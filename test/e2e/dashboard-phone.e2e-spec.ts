@@ -1,6 +1,7 @@
 /// <reference lib="dom" />
 // Code in page.evaluate runs in the browser.
 import { randomUUID } from 'node:crypto';
+import { generateSync } from 'otplib';
 import type { Locator, Page } from 'playwright-core';
 import { axeViolations, Dashboard, DESKTOP, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
 import { createAccount, TestAccount } from '../utils/test-app';
@@ -21,6 +22,8 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
   let d: Dashboard;
   let account: TestAccount;
   let accountName: string;
+  /** A member who signs in with an authenticator app: the second step's pages. */
+  let guarded: { email: string; password: string; secret: string };
 
   beforeAll(async () => {
     d = await startDashboard({ SIGNUP: 'open' });
@@ -43,6 +46,14 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
     await d.t.http.post('/api/v1/nonces/verify').set('X-Api-Key', server.key).send({ nonce }).expect(200);
     await account.addUser('DEVELOPER');
     await account.addUser('ANALYST');
+    const withApp = await account.addUser('ADMIN');
+    const totp = await d.t.http.post('/api/v1/auth/mfa/totp').set('Authorization', `Bearer ${withApp.token}`).expect(201);
+    await d.t.http
+      .post('/api/v1/auth/mfa/totp/confirm')
+      .set('Authorization', `Bearer ${withApp.token}`)
+      .send({ code: generateSync({ secret: totp.body.secret }) })
+      .expect(200);
+    guarded = { email: withApp.email, password: withApp.password, secret: totp.body.secret };
     for (const [email, role] of [
       [`a-rather-long-address-of-an-analyst-${randomUUID().slice(0, 8)}@example.com`, 'ANALYST'],
       [`admin-${randomUUID()}@example.com`, 'ADMIN'],
@@ -103,6 +114,7 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
         'Audit log',
         'Account and plan',
         'Profile',
+        'Security',
         'Protect a form: the guide',
         'API reference',
       ]);
@@ -195,6 +207,14 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       const reset = page.getByRole('dialog', { name: `Reset password of ${developerEmail}?` });
       await reset.waitFor();
       await check(page, 'reset a password');
+      await reset.getByRole('button', { name: 'Cancel' }).click();
+      await reachAndClick(developer.getByRole('button', { name: /^Sign out everywhere: / }), 'Sign out everywhere on a member');
+      const everywhere = page.getByRole('dialog', { name: `Sign out ${developerEmail} everywhere?` });
+      await everywhere.waitFor();
+      await check(page, 'sign a member out everywhere');
+      await everywhere.getByRole('button', { name: 'Cancel' }).click();
+      await reachAndClick(developer.getByRole('button', { name: /^Reset password of / }), 'Reset password on a member');
+      await reset.waitFor();
       await reset.getByRole('button', { name: 'Make reset link' }).click();
       const resetIssued = page.getByRole('dialog', { name: `Password reset for ${developerEmail}` });
       const resetLink = (await resetIssued.getByTestId('one-time-link').textContent())!;
@@ -256,6 +276,55 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       await nav.getByRole('link', { name: 'Profile' }).click();
       await page.getByRole('heading', { name: 'Profile' }).waitFor();
       await check(page, 'profile');
+
+      // Security: the authenticator app set up (and turned off again: the next run signs in with the password alone).
+      await nav.getByRole('link', { name: 'Security' }).click();
+      await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+      const setup = page.getByRole('dialog', { name: 'Set up an authenticator app' });
+      await setup.getByRole('img', { name: 'QR code of the authenticator secret' }).waitFor();
+      await check(page, 'set up an authenticator app');
+      const ownerSecret = (await setup.locator('code.secret').textContent())!.trim();
+      await setup.getByLabel('The 6-digit code the app shows now').fill(generateSync({ secret: ownerSecret }));
+      await setup.getByRole('button', { name: 'Turn on' }).click();
+      const codes = page.getByRole('dialog', { name: 'Authenticator app is on' });
+      await codes.getByRole('list', { name: 'Recovery codes' }).waitFor();
+      await check(page, 'the recovery codes shown once');
+      await codes.getByRole('button', { name: 'I saved the codes' }).click();
+      await page.getByText('10 of 10 recovery codes left').waitFor();
+      await check(page, 'security');
+      await page.getByRole('button', { name: 'Make new recovery codes' }).click();
+      await page.getByRole('dialog', { name: 'Make new recovery codes?' }).getByLabel('Your password').waitFor();
+      await check(page, 'make new recovery codes');
+      await page.getByRole('dialog', { name: 'Make new recovery codes?' }).getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      await page.getByRole('dialog', { name: 'Add a passkey' }).getByLabel('Name').waitFor();
+      await check(page, 'add a passkey');
+      await page.getByRole('dialog', { name: 'Add a passkey' }).getByRole('button', { name: 'Cancel' }).click();
+      const sessions = page.getByRole('region', { name: 'Your sessions' });
+      await reachAndClick(sessions.getByRole('button', { name: 'Sign out of this device' }), 'Sign out on a session');
+      await page.getByRole('dialog', { name: 'Sign out of this device?' }).waitFor();
+      await check(page, 'sign a session out');
+      await page.getByRole('dialog', { name: 'Sign out of this device?' }).getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: 'Turn off the authenticator app' }).click();
+      const turnOff = page.getByRole('dialog', { name: 'Turn off the authenticator app?' });
+      await turnOff.getByLabel('Your password').fill(account.owner.password);
+      await check(page, 'turn off the authenticator app');
+      await turnOff.getByRole('button', { name: 'Turn off' }).click();
+      await page.getByRole('button', { name: 'Set up an authenticator app' }).waitFor();
+
+      // The session's end: the warning a minute before, and the dialog that keeps it (on the page's own clock).
+      await page.clock.install();
+      await page.reload();
+      await page.getByRole('heading', { name: 'Security' }).waitFor();
+      const left = await page.evaluate(() => JSON.parse(sessionStorage.getItem('gatehouse.session')!).expiresAt - Date.now());
+      await page.clock.fastForward(left - 59_000);
+      const warning = page.getByRole('alert').filter({ hasText: 'Your session ends in less than a minute' });
+      await warning.waitFor();
+      await check(page, 'the warning before the session ends');
+      await warning.getByRole('button', { name: 'Stay signed in' }).click();
+      await page.getByRole('dialog', { name: 'Stay signed in' }).getByLabel('Password').waitFor();
+      await check(page, 'stay signed in');
+      await page.getByRole('dialog', { name: 'Stay signed in' }).getByRole('button', { name: 'Cancel' }).click();
       expect(problems).toEqual([]);
       await context.close();
 
@@ -264,6 +333,18 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       const guest = visitor.page;
       await guest.getByRole('heading', { name: 'Sign in' }).waitFor();
       await check(guest, 'sign in');
+      await guest.getByLabel('Email').fill(guarded.email);
+      await guest.getByLabel('Password').fill(guarded.password);
+      await guest.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await guest.getByLabel('Code from your authenticator app').waitFor();
+      await check(guest, 'sign in: the second step');
+      await guest.getByRole('button', { name: 'Use a recovery code' }).click();
+      await guest.getByLabel('Recovery code').fill('wrong-codes');
+      await guest.getByRole('button', { name: 'Continue' }).click();
+      await guest.getByRole('alert').waitFor();
+      await check(guest, 'sign in: a recovery code, refused');
+      await guest.getByRole('button', { name: 'Start again' }).click();
+      await guest.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
       await guest.getByRole('link', { name: 'Create an account' }).click();
       await guest.getByRole('heading', { name: 'Create an account' }).waitFor();
       await guest.locator('altcha-widget').waitFor();
@@ -287,7 +368,7 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       expect(visitor.problems).toEqual([]);
       await visitor.context.close();
 
-      expect(seen.length).toBeGreaterThanOrEqual(28);
+      expect(seen.length).toBeGreaterThanOrEqual(40);
       expect(findings).toEqual([]);
     }, 240_000);
   }

@@ -52,12 +52,13 @@ async function freePort(): Promise<number> {
 
 /**
  * The real app (startApp) listening on a port, its dashboard built, and Chromium. Its PUBLIC_URL is
- * where the browser opens it, as in a deployment (unless `env` says otherwise).
+ * where the browser opens it, as in a deployment (unless `env` says otherwise); `host: 'localhost'`
+ * for WebAuthn, whose relying party must be a domain, not an IP address.
  */
-export async function startDashboard(env: NodeJS.ProcessEnv = {}): Promise<Dashboard> {
+export async function startDashboard(env: NodeJS.ProcessEnv = {}, { host = '127.0.0.1' }: { host?: string } = {}): Promise<Dashboard> {
   buildDashboard();
   const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
+  const base = `http://${host}:${port}`;
   const t = await startApp({ PUBLIC_URL: base, ...env });
   const server = t.app.getHttpServer();
   await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
@@ -106,6 +107,6 @@ export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'passwor
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
 }

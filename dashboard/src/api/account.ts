@@ -69,3 +69,15 @@ export function useDeleteAccount(confirm: string) {
     onSuccess: () => session.end('signed_out'),
   });
 }
+
+/** Whether every member must have a second factor (OWNER only): PATCH /account {requireMfa}. */
+export function useRequireMfa({ onSuccess }: MutationReactions<Account> = {}) {
+  const changed = useAccountChanged();
+  return useMutation({
+    mutationFn: async (requireMfa: boolean) => unwrap(await api.PATCH('/api/v1/account', { body: { requireMfa } })),
+    onSuccess: (account) => {
+      changed(account);
+      onSuccess?.(account);
+    },
+  });
+}

@@ -1,15 +1,25 @@
 import { createApiClient } from './client';
-import { session } from './session';
+import { secondFactorDemand, session } from './session';
 
 /**
  * The dashboard's one client: same origin, the session's bearer token on every call. A 401 that says
- * the token is over (`token_expired`; `invalid_token`: signed out elsewhere, password changed) ends
- * the session; the app then shows sign-in with the reason and returns to the page afterwards.
+ * the token ran out (`token_expired`) leaves the page as it is under a dialog that signs in again; one
+ * that says it was ended (`invalid_token`: signed out elsewhere, password changed) ends the session,
+ * and the app shows sign-in with the reason and returns to the page afterwards. A 403 `mfa_required`
+ * (the account requires a second factor, this person has none) sends the person to the Security page.
  */
 export const api = createApiClient('', session.token);
 
 api.use({
   async onResponse({ request, response }) {
+    if (response.status === 403) {
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => null)) as { error?: string } | null;
+      if (body?.error === 'mfa_required') secondFactorDemand.set(true);
+      return response;
+    }
     // Only a 401 for the token this tab holds now: an answer to a call made with an older one (in
     // flight while a password change swapped the token) must not end the new session.
     if (response.status !== 401 || request.headers.get('Authorization') !== `Bearer ${session.token()}`) return response;
@@ -19,7 +29,7 @@ api.use({
       .catch(() => null)) as { error?: string } | null;
     // Only a refusal of the token itself: a public route's own 401 (an invitation's or a reset
     // link's invalid_credentials) says nothing about the session.
-    if (body?.error === 'token_expired') session.end('expired');
+    if (body?.error === 'token_expired') session.lapse();
     else if (body?.error === 'invalid_token') session.end('revoked');
     return response;
   },

@@ -1,6 +1,7 @@
 import { keepPreviousData, queryOptions, useMutation, useQuery } from '@tanstack/react-query';
 import { api } from './api';
 import { unwrap } from './errors';
+import { saveFile } from '../save-file';
 import type { MutationReactions } from './mutation-reactions';
 import type { components } from './schema';
 
@@ -52,23 +53,10 @@ export function useExportAuditLog({ onSuccess, onError }: MutationReactions<stri
       const answer = await api.GET('/api/v1/audit-log/export.csv', { params: { query: filters }, parseAs: 'blob' });
       const file = unwrap(answer);
       const name = /filename="([^"]+)"/.exec(answer.response.headers.get('content-disposition') ?? '')?.[1] ?? 'audit-log.csv';
-      save(file, name);
+      saveFile(file, name);
       return name;
     },
     onSuccess,
     onError,
   });
-}
-
-function save(file: Blob, name: string): void {
-  const url = URL.createObjectURL(file);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has started with the click; the URL is needed no longer.
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

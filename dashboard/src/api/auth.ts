@@ -4,16 +4,10 @@ import { api } from './api';
 import { unwrap } from './errors';
 import type { MutationReactions } from './mutation-reactions';
 import type { components } from './schema';
+import { LoginAnswer, needsSecondStep, TokenAnswer as SessionAnswer } from './sign-in';
 import { session } from './session';
 
 type TokenAnswer = components['schemas']['TokenResponseDto'];
-type SignInAnswer = TokenAnswer | components['schemas']['MfaRequiredDto'];
-
-/** The token of a sign-in answer; one that asks for a second factor is refused until the dashboard takes that step. */
-function tokenOf(answer: SignInAnswer): TokenAnswer {
-  if ('token' in answer) return answer;
-  throw new Error('This account signs in with a second factor, which this page cannot take yet.');
-}
 
 export const authKeys = {
   all: ['auth'] as const,
@@ -47,10 +41,46 @@ export function useMe() {
   return useQuery(meQuery());
 }
 
-/** Signs in: the session starts before the page's onSuccess runs. */
-export function useLogin({ onSuccess }: MutationReactions<TokenAnswer> = {}) {
+/**
+ * Signs in with email and password: the session starts before the page's onSuccess runs, unless the
+ * answer asks for a second step (`mfaRequired`), which the page then shows.
+ */
+export function useLogin({ onSuccess }: MutationReactions<LoginAnswer> = {}) {
   return useMutation({
-    mutationFn: async (body: { email: string; password: string }) => tokenOf(unwrap(await api.POST('/api/v1/auth/login', { body }))),
+    mutationFn: async (body: { email: string; password: string }) => unwrap(await api.POST('/api/v1/auth/login', { body })),
+    onSuccess: (answer) => {
+      if (!needsSecondStep(answer)) session.start(answer.token, answer.expiresIn);
+      onSuccess?.(answer);
+    },
+  });
+}
+
+/** The second step of a sign-in: a 6-digit code from the authenticator app, or a recovery code. */
+export function useSecondStep({ onSuccess }: MutationReactions<SessionAnswer> = {}) {
+  return useMutation({
+    mutationFn: async (body: { mfaToken: string; code: string }) => unwrap(await api.POST('/api/v1/auth/login/mfa', { body })),
+    onSuccess: (answer) => {
+      session.start(answer.token, answer.expiresIn);
+      onSuccess?.(answer);
+    },
+  });
+}
+
+/**
+ * Signs in with a passkey: the second step of a sign-in (with its `mfaToken`), or on its own without
+ * a password (a passkey the authenticator finds by itself). The WebAuthn library is loaded only now.
+ */
+export function usePasskeySignIn({ onSuccess }: MutationReactions<SessionAnswer> = {}) {
+  return useMutation({
+    mutationFn: async (mfaToken?: string) => {
+      const body = mfaToken === undefined ? {} : { mfaToken };
+      const options = unwrap(await api.POST('/api/v1/auth/passkeys/authentication-options', { body }));
+      const { startAuthentication } = await import('@simplewebauthn/browser');
+      const response = await startAuthentication({ optionsJSON: options });
+      return unwrap(
+        await api.POST('/api/v1/auth/login/passkey', { body: { ...body, response: response as unknown as Record<string, unknown> } }),
+      );
+    },
     onSuccess: (answer) => {
       session.start(answer.token, answer.expiresIn);
       onSuccess?.(answer);
@@ -96,14 +126,18 @@ export function useAcceptInvitation(token: string | null, { onSuccess }: Mutatio
   });
 }
 
-/** Sets a new password with a reset link's token, and signs the person in. */
-export function useAcceptPasswordReset(token: string | null, { onSuccess }: MutationReactions<TokenAnswer> = {}) {
-  const start = useStartFreshSession();
+/**
+ * Sets a new password with a reset link's token, and signs the person in; one with a second factor
+ * gets the second step first (the page shows it).
+ */
+export function useAcceptPasswordReset(token: string | null, { onSuccess }: MutationReactions<LoginAnswer> = {}) {
+  const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (newPassword: string) =>
-      tokenOf(unwrap(await api.POST('/api/v1/auth/password-reset/accept', { body: { token: token!, newPassword } }))),
+    mutationFn: async (newPassword: string): Promise<LoginAnswer> =>
+      unwrap(await api.POST('/api/v1/auth/password-reset/accept', { body: { token: token!, newPassword } })),
     onSuccess: (answer) => {
-      start(answer);
+      queryClient.clear();
+      if (!needsSecondStep(answer)) session.start(answer.token, answer.expiresIn);
       onSuccess?.(answer);
     },
   });

@@ -10,6 +10,11 @@ export interface Session {
   readonly token: string;
   /** Epoch milliseconds. */
   readonly expiresAt: number;
+  /**
+   * The server refused the token as expired while a page was open: the page stays, with what was
+   * typed in it, under a dialog that signs in again (SessionGuard).
+   */
+  readonly lapsed?: boolean;
 }
 
 /** Why the person was signed out, shown on the sign-in page. */
@@ -17,13 +22,29 @@ export type SignOutReason = 'expired' | 'revoked' | 'signed_out';
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
-let current: Session | null = read();
 let lastReason: SignOutReason | null = null;
+let current: Session | null = read();
+
+/** The token's own expiry (its `exp`, epoch milliseconds), read without checking it: the server does. */
+export function tokenExpiry(token: string): number | undefined {
+  try {
+    const payload = JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: unknown };
+    return typeof payload.exp === 'number' ? payload.exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function read(): Session | null {
   try {
     const parsed = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as Session | null;
-    return parsed && typeof parsed.token === 'string' && parsed.expiresAt > Date.now() ? parsed : null;
+    if (!parsed || typeof parsed.token !== 'string') return null;
+    const expiresAt = Math.min(parsed.expiresAt, tokenExpiry(parsed.token) ?? Infinity);
+    if (expiresAt > Date.now()) return { token: parsed.token, expiresAt };
+    // A reload after the token ran out: the sign-in page says why.
+    sessionStorage.removeItem(STORAGE_KEY);
+    lastReason = 'expired';
+    return null;
   } catch {
     return null;
   }
@@ -31,7 +52,7 @@ function read(): Session | null {
 
 function publish(next: Session | null): void {
   current = next;
-  if (next) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(next));
+  if (next) sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ token: next.token, expiresAt: next.expiresAt }));
   else sessionStorage.removeItem(STORAGE_KEY);
   for (const listener of listeners) listener();
 }
@@ -42,6 +63,11 @@ export const session = {
   start(token: string, expiresInSeconds: number): void {
     lastReason = null;
     publish({ token, expiresAt: Date.now() + expiresInSeconds * 1000 });
+  },
+  /** The token ran out while a page is open: the page stays, and a dialog asks to sign in again. */
+  lapse(): void {
+    if (current === null || current.lapsed) return;
+    publish({ ...current, lapsed: true });
   },
   end(reason: SignOutReason): void {
     if (current === null) return;
@@ -63,4 +89,27 @@ export const session = {
 
 export function useSession(): Session | null {
   return useSyncExternalStore(session.subscribe, session.get);
+}
+
+/**
+ * The account requires a second factor and this person has none: the API answered 403 `mfa_required`.
+ * The frame then opens the Security page, which says why.
+ */
+let secondFactorDemanded = false;
+const demandListeners = new Set<Listener>();
+export const secondFactorDemand = {
+  get: (): boolean => secondFactorDemanded,
+  set(value: boolean): void {
+    if (secondFactorDemanded === value) return;
+    secondFactorDemanded = value;
+    for (const listener of demandListeners) listener();
+  },
+  subscribe: (listener: Listener): (() => void) => {
+    demandListeners.add(listener);
+    return () => demandListeners.delete(listener);
+  },
+};
+
+export function useSecondFactorDemanded(): boolean {
+  return useSyncExternalStore(secondFactorDemand.subscribe, secondFactorDemand.get);
 }

@@ -95,3 +95,11 @@ export function useIssuePasswordReset(userId: string, { onSuccess }: MutationRea
     onSuccess,
   });
 }
+
+/** Ends every session of a member: each of their tokens is refused from the next request on. */
+export function useEndMemberSessions(userId: string, { onSuccess }: MutationReactions<unknown> = {}) {
+  return useMutation({
+    mutationFn: async () => unwrap(await api.DELETE('/api/v1/team/members/{userId}/sessions', { params: { path: { userId } } })),
+    onSuccess,
+  });
+}

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
-import { NavLink, Outlet, useLocation, useOutletContext } from 'react-router';
+import { Navigate, NavLink, Outlet, useLocation, useOutletContext } from 'react-router';
 import { useMe, useSignOut } from '../api/auth';
+import { useSecondFactorDemanded } from '../api/session';
 import { can, Me } from '../roles';
 import { ErrorNote } from './ErrorNote';
 
@@ -14,6 +15,8 @@ export function Layout() {
   const me = useMe();
   const location = useLocation();
   const signOut = useSignOut();
+  // The account requires a second factor this person has not set up: the API refuses the rest until then.
+  const demanded = useSecondFactorDemanded();
   useEffect(() => {
     document.querySelector<HTMLElement>('main h1')?.focus();
   }, [location.pathname]);
@@ -68,6 +71,9 @@ export function Layout() {
           <li>
             <NavLink to="/profile">Profile</NavLink>
           </li>
+          <li>
+            <NavLink to="/security">Security</NavLink>
+          </li>
         </ul>
         <p className="nav-footer">
           {/* Swagger UI and the OpenAPI document are served by the app, outside the dashboard's router. */}
@@ -77,7 +83,15 @@ export function Layout() {
         </p>
       </nav>
       <main id="main">
-        {me.error ? <ErrorNote error={me.error} /> : me.data ? <Outlet context={me.data} /> : <p role="status">Loading…</p>}
+        {demanded && location.pathname !== '/security' ? (
+          <Navigate to="/security" replace />
+        ) : me.error ? (
+          <ErrorNote error={me.error} />
+        ) : me.data ? (
+          <Outlet context={me.data} />
+        ) : (
+          <p role="status">Loading…</p>
+        )}
       </main>
     </div>
   );

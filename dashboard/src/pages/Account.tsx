@@ -1,5 +1,5 @@
 import { FormEvent, useState } from 'react';
-import { Account, Plan, useAccount, useChangePlan, useDeleteAccount, usePlans, useUpdateAccount } from '../api/account';
+import { Account, Plan, useAccount, useChangePlan, useDeleteAccount, usePlans, useRequireMfa, useUpdateAccount } from '../api/account';
 import { INPUT_LIMITS } from '../api/input-limits';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Dialog } from '../components/Dialog';
@@ -20,6 +20,7 @@ export function AccountPage() {
       <ErrorNote error={account.error} />
       {account.isPending && <p role="status">Loading the account…</p>}
       {account.data && <AccountSettings account={account.data} editable={can.editAccount(me.role)} limits={me.limits} />}
+      {account.data && <SignInProtection account={account.data} mayChange={me.role === 'OWNER'} />}
       <section className="panel" aria-labelledby="plan-title">
         <h2 id="plan-title">Plan</h2>
         <p>
@@ -105,6 +106,53 @@ function AccountSettings({ account, editable, limits }: { account: Account; edit
           </span>
         </p>
       </form>
+    </section>
+  );
+}
+
+/** Whether every member must sign in with a second factor (`requireMfa`; the owner decides). */
+function SignInProtection({ account, mayChange }: { account: Account; mayChange: boolean }) {
+  const required = account.requireMfa;
+  const [saved, setSaved] = useState(false);
+  const change = useRequireMfa({ onSuccess: () => setSaved(true) });
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    setSaved(false);
+    change.mutate(new FormData(event.currentTarget).get('requireMfa') === 'on');
+  }
+
+  return (
+    <section className="panel" aria-labelledby="protection-title">
+      <h2 id="protection-title">Sign-in protection</h2>
+      <p>
+        {required
+          ? 'Every member must sign in with a second factor (an authenticator app or a passkey).'
+          : 'Members may sign in with a password alone; each can add a second factor on their Security page.'}{' '}
+        The Team page shows who has one.
+      </p>
+      {mayChange ? (
+        <form className="settings" onSubmit={submit} aria-busy={change.isPending}>
+          <label className="inline">
+            <input type="checkbox" name="requireMfa" defaultChecked={required} key={String(required)} /> Require a second factor for every
+            member
+          </label>
+          <p className="hint">
+            A member without one can then do nothing but set one up: the dashboard takes them to their Security page. Set up yours first.
+          </p>
+          <ErrorNote error={change.error} />
+          <p className="actions">
+            <button type="submit" className="primary" disabled={change.isPending}>
+              Save
+            </button>
+            <span role="status" className="copied">
+              {saved && !change.isPending ? 'Saved.' : ''}
+            </span>
+          </p>
+        </form>
+      ) : (
+        <p className="hint">Only the owner changes this.</p>
+      )}
     </section>
   );
 }

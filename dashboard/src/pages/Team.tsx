@@ -10,6 +10,7 @@ import {
   useIssuePasswordReset,
   useMembers,
   useRemoveMember,
+  useEndMemberSessions,
   useRevokeInvitation,
 } from '../api/team';
 import { ConfirmDialog } from '../components/ConfirmDialog';
@@ -43,6 +44,7 @@ type Open =
   | { kind: 'remove'; member: Member }
   | { kind: 'reset'; member: Member }
   | { kind: 'reset-issued'; member: Member; link: string | null; expiresAt: string }
+  | { kind: 'sessions'; member: Member }
   | null;
 
 type TeamTab = 'members' | 'invitations';
@@ -123,6 +125,7 @@ export function TeamPage() {
                   <tr>
                     <th scope="col">Email</th>
                     <th scope="col">Role</th>
+                    <th scope="col">Second factor</th>
                     <th scope="col">Joined</th>
                     {manage && (
                       <th scope="col">
@@ -141,9 +144,10 @@ export function TeamPage() {
                       <td>
                         <span className="badge">{member.role}</span>
                       </td>
+                      <td>{secondFactor(member)}</td>
                       <td>{formatDate(member.createdAt)}</td>
                       {manage && (
-                        <td className="row-actions">
+                        <td className="row-actions wrap">
                           <MemberActions member={member} myId={me.id} myRole={me.role} owners={owners} onOpen={setOpen} />
                         </td>
                       )}
@@ -242,6 +246,7 @@ export function TeamPage() {
       {open?.kind === 'revoke' && <RevokeDialog invitation={open.invitation} onClose={close} />}
       {open?.kind === 'role' && <RoleDialog member={open.member} myId={me.id} myRole={me.role} onClose={close} />}
       {open?.kind === 'remove' && <RemoveDialog member={open.member} myId={me.id} onClose={close} />}
+      {open?.kind === 'sessions' && <EndSessionsDialog member={open.member} myId={me.id} onClose={close} />}
       {open?.kind === 'reset' && (
         <ResetDialog
           member={open.member}
@@ -314,6 +319,9 @@ function MemberActions({
           Reset password
         </button>
       )}{' '}
+      <button type="button" onClick={() => onOpen({ kind: 'sessions', member })} aria-label={`Sign out everywhere: ${member.email}`}>
+        Sign out everywhere
+      </button>{' '}
       <button
         type="button"
         className="danger"
@@ -481,6 +489,37 @@ function ResetDialog({
         Gatehouse makes a one-time link (1 hour) that sets a new password: e-mailed to them where this Gatehouse sends e-mail, otherwise
         shown to you to pass on. Their current password works until the link is used; then they are signed out everywhere. A newer reset
         ends this one.
+      </p>
+    </ConfirmDialog>
+  );
+}
+
+/** Whether a member signs in with a second factor. */
+function secondFactor(member: Member) {
+  return member.mfa ? <span className="badge active">On</span> : <span className="badge">Off</span>;
+}
+
+function EndSessionsDialog({ member, myId, onClose }: { member: Member; myId: string; onClose: () => void }) {
+  const [ended, setEnded] = useState(false);
+  const end = useEndMemberSessions(member.id, { onSuccess: () => setEnded(true) });
+  const self = member.id === myId;
+  if (ended)
+    return (
+      <Dialog title={`${member.email} is signed out`} onClose={onClose}>
+        <p role="status">Every session of {member.email} has ended: each browser must sign in again.</p>
+        <p className="actions">
+          <button type="button" className="primary" onClick={onClose}>
+            Done
+          </button>
+        </p>
+      </Dialog>
+    );
+  return (
+    <ConfirmDialog title={`Sign out ${member.email} everywhere?`} action="Sign out everywhere" danger mutation={end} onClose={onClose}>
+      <p>
+        {self
+          ? 'Every session of yours ends, this tab’s too: you sign in again.'
+          : `Every browser ${member.email} is signed in with must sign in again, from its next request on. Their password stays: to lock them out, reset it or remove them.`}
       </p>
     </ConfirmDialog>
   );

@@ -1,0 +1,340 @@
+/// <reference lib="dom" />
+// Code in page.evaluate runs in the browser.
+import { randomUUID } from 'node:crypto';
+import { sign } from 'jsonwebtoken';
+import { generateSync } from 'otplib';
+import type { Page } from 'playwright-core';
+import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import { createAccount, TestAccount, TestUser } from '../utils/test-app';
+
+/** The code an authenticator app shows for `secret`, `ahead` seconds from now (the server takes ±30 s, each step once). */
+const codeFor = (secret: string, ahead = 0) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + ahead });
+
+/** Email and password typed, up to the answer: the dashboard, or the second step. */
+async function typePassword(page: Page, user: Pick<TestUser, 'email' | 'password'>) {
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/**
+ * Sign-in protection in the dashboard (docs/DASHBOARD.md, "Security"): the authenticator app set up
+ * and used at sign-in, a recovery code, passkeys on Chromium's virtual authenticator, sessions, the
+ * warning before the session ends and the sign-in dialog over the page after.
+ */
+describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
+  let d: Dashboard;
+  let account: TestAccount;
+
+  beforeAll(async () => {
+    d = await startDashboard({}, { host: 'localhost' }); // a passkey's relying party is a domain, never an IP address
+    account = await createAccount(d.t);
+  }, 120_000);
+  afterAll(() => d?.close());
+
+  it('says after a wrong password how many attempts are left', async () => {
+    const user = await account.addUser('DEVELOPER');
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await typePassword(page, { email: user.email, password: 'not the password at all' });
+    await page
+      .getByRole('alert')
+      .getByText(/\d+ more attempts? from here before sign-in pauses for \d+ minutes/)
+      .waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('sets up an authenticator app (QR code, key, code, ten recovery codes once), then signs in with a code and with a recovery code', async () => {
+    const user = await account.addUser('DEVELOPER');
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await signIn(page, user);
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Security' }).click();
+    await page.getByRole('heading', { name: 'Security', level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Set up an authenticator app' });
+    const qr = dialog.getByRole('img', { name: 'QR code of the authenticator secret' });
+    await qr.waitFor();
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    const secret = (await dialog.locator('code.secret').textContent())!.trim();
+    expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
+    expect(await axeViolations(page)).toEqual([]);
+
+    // A wrong code is refused and the dialog stays.
+    await dialog.getByLabel('The 6-digit code the app shows now').fill(codeFor(secret, 3600));
+    await dialog.getByRole('button', { name: 'Turn on' }).click();
+    await dialog.getByRole('alert').waitFor();
+    await dialog.getByLabel('The 6-digit code the app shows now').fill(codeFor(secret));
+    await dialog.getByRole('button', { name: 'Turn on' }).click();
+    const done = page.getByRole('dialog', { name: 'Authenticator app is on' });
+    const codes = await done.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').allTextContents();
+    expect(codes).toHaveLength(10);
+    for (const code of codes) expect(code).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
+    await done.getByRole('button', { name: 'Download the codes' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await done.getByRole('button', { name: 'I saved the codes' }).click();
+    await page.getByText('10 of 10 recovery codes left').waitFor();
+    await page.getByText('Signing in asks for the 6-digit code your app shows').waitFor();
+
+    // Signing in now takes a second step: the code of the next 30 seconds (the one used above is spent).
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await typePassword(page, user);
+    await page.getByRole('heading', { name: 'Sign in: second step' }).waitFor();
+    const codeField = page.getByLabel('Code from your authenticator app');
+    expect(await codeField.getAttribute('autocomplete')).toBe('one-time-code');
+    expect(await codeField.getAttribute('inputmode')).toBe('numeric');
+    expect(await axeViolations(page)).toEqual([]);
+    await codeField.fill('000000' === codeFor(secret, 30) ? '111111' : '000000');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('alert').waitFor();
+    await codeField.fill(codeFor(secret, 30));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+
+    // A recovery code instead: it works once.
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await typePassword(page, user);
+    await page.getByRole('button', { name: 'Use a recovery code' }).click();
+    await page.getByLabel('Recovery code').fill(codes[0]);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    await page.goto('/security');
+    await page.getByText('9 of 10 recovery codes left').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('makes new recovery codes and turns the app off, each with the password', async () => {
+    const user = await account.addUser('ANALYST');
+    const started = await d.t.http.post('/api/v1/auth/mfa/totp').set('Authorization', `Bearer ${user.token}`).expect(201);
+    await d.t.http
+      .post('/api/v1/auth/mfa/totp/confirm')
+      .set('Authorization', `Bearer ${user.token}`)
+      .send({ code: codeFor(started.body.secret) })
+      .expect(200);
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await typePassword(page, user);
+    await page.getByLabel('Code from your authenticator app').fill(codeFor(started.body.secret, 30));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    await page.goto('/security');
+
+    await page.getByRole('button', { name: 'Make new recovery codes' }).click();
+    let dialog = page.getByRole('dialog', { name: 'Make new recovery codes?' });
+    await dialog.getByLabel('Your password').fill('wrong password, surely');
+    await dialog.getByRole('button', { name: 'Make new codes' }).click();
+    await dialog.getByRole('alert').waitFor();
+    await dialog.getByLabel('Your password').fill(user.password);
+    await dialog.getByRole('button', { name: 'Make new codes' }).click();
+    dialog = page.getByRole('dialog', { name: 'New recovery codes' });
+    await dialog.getByRole('list', { name: 'Recovery codes' }).waitFor();
+    expect(await dialog.getByRole('listitem').count()).toBe(10);
+    await dialog.getByRole('button', { name: 'I saved the codes' }).click();
+
+    await page.getByRole('button', { name: 'Turn off the authenticator app' }).click();
+    dialog = page.getByRole('dialog', { name: 'Turn off the authenticator app?' });
+    await dialog.getByLabel('Your password').fill(user.password);
+    await dialog.getByRole('button', { name: 'Turn off' }).click();
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).waitFor();
+    expect((await d.t.http.get('/api/v1/auth/mfa').set('Authorization', `Bearer ${user.token}`).expect(200)).body.totp).toBe(false);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows on the Team page who has a second factor; the owner requires one, and a member without is sent to set one up', async () => {
+    const member = await account.addUser('DEVELOPER');
+    const started = await d.t.http.post('/api/v1/auth/mfa/totp').set('Authorization', `Bearer ${account.owner.token}`).expect(201);
+    await d.t.http
+      .post('/api/v1/auth/mfa/totp/confirm')
+      .set('Authorization', `Bearer ${account.owner.token}`)
+      .send({ code: codeFor(started.body.secret) })
+      .expect(200);
+    const owner = await openDashboard(d, '/sign-in');
+    await typePassword(owner.page, account.owner);
+    await owner.page.getByLabel('Code from your authenticator app').fill(codeFor(started.body.secret, 30));
+    await owner.page.getByRole('button', { name: 'Continue' }).click();
+    await owner.page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    await owner.page.goto('/team');
+    const row = (email: string) => owner.page.getByRole('row').filter({ has: owner.page.getByRole('rowheader', { name: email }) });
+    await row(account.owner.email).getByText('On').waitFor();
+    await row(member.email).getByText('Off').waitFor();
+    expect(await axeViolations(owner.page)).toEqual([]);
+
+    await owner.page.goto('/settings');
+    await owner.page.getByLabel('Require a second factor for every member').check();
+    await owner.page.getByRole('region', { name: 'Sign-in protection' }).getByRole('button', { name: 'Save' }).click();
+    await owner.page.getByText('Every member must sign in with a second factor').waitFor();
+    expect(await axeViolations(owner.page)).toEqual([]);
+
+    // The member signs in and is taken to the Security page, which says why.
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await signIn(page, member);
+    await page.waitForURL((url) => url.pathname === '/security');
+    await page.getByRole('alert').getByText('Your account requires a second factor').waitFor();
+    await page.goto('/keys');
+    await page.waitForURL((url) => url.pathname === '/security');
+    expect(await axeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+
+    await d.t.prisma.account.update({ where: { id: account.id }, data: { requireMfa: false } });
+    expect(owner.problems).toEqual([]);
+    await owner.context.close();
+  });
+
+  it('warns a minute before the session ends and keeps it with the password, without losing what was typed in an open dialog', async () => {
+    const user = await account.addUser('ADMIN');
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await page.clock.install();
+    await signIn(page, user);
+    await page.goto('/team');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const invite = page.getByRole('dialog', { name: /Invite/ });
+    const typed = `kept-${randomUUID()}@example.com`;
+    await invite.getByLabel('Email').fill(typed);
+
+    // 23 h 59 min on: the warning shows inside the open dialog (anything outside it is out of reach).
+    await page.clock.fastForward(86_400_000 - 59_000);
+    const warning = invite.getByRole('alert').filter({ hasText: 'Your session ends in less than a minute' });
+    await warning.waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await warning.getByRole('button', { name: 'Stay signed in' }).click();
+    const again = page.getByRole('dialog', { name: 'Stay signed in' });
+    expect(await again.getByLabel('Email').inputValue()).toBe(user.email);
+    await again.getByLabel('Password').fill(user.password);
+    expect(await axeViolations(page)).toEqual([]);
+    await again.getByRole('button', { name: 'Stay signed in' }).click();
+    await again.waitFor({ state: 'detached' });
+    await warning.waitFor({ state: 'detached' });
+    expect(await invite.getByLabel('Email').inputValue()).toBe(typed);
+
+    // The new token has a day of its own: at the old expiry, nothing happens.
+    await page.clock.fastForward(120_000);
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    // Let it run out this time: the dialog over the page, the typed address still there after signing in again.
+    await page.clock.fastForward(86_400_000);
+    const lapsed = page.getByRole('dialog', { name: 'Sign in again' });
+    await lapsed.waitFor();
+    expect(page.url()).toMatch(/\/team$/);
+    await lapsed.getByLabel('Password').fill(user.password);
+    await lapsed.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await lapsed.waitFor({ state: 'detached' });
+    expect(await invite.getByLabel('Email').inputValue()).toBe(typed);
+    await invite.getByRole('button', { name: 'Cancel' }).click();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps the page when the server refuses the token as expired: the sign-in dialog over it, then the typed invitation goes out', async () => {
+    const user = await account.addUser('ADMIN');
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await signIn(page, user);
+    // A token the server takes for 4 more seconds, in a tab whose clock is 10 minutes behind: the
+    // tab believes it has time, the server says it has not.
+    const now = Math.floor(Date.now() / 1000);
+    const short = sign({ sv: 0, jti: randomUUID(), iat: now - 60, exp: now + 4 }, d.t.config.jwt.secret!, {
+      subject: user.id,
+      issuer: d.t.config.jwt.issuer,
+      audience: d.t.config.jwt.audience,
+    });
+    await page.clock.install({ time: Date.now() - 600_000 });
+    await page.evaluate((token) => {
+      sessionStorage.setItem('gatehouse.session', JSON.stringify({ token, expiresAt: Date.now() + 3_600_000 }));
+    }, short);
+    await page.goto('/team');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const invite = page.getByRole('dialog', { name: /Invite/ });
+    const typed = `sent-${randomUUID()}@example.com`;
+    await invite.getByLabel('Email').fill(typed);
+    await new Promise((done) => setTimeout(done, 5_000));
+    await invite.getByRole('button', { name: 'Send invitation' }).click();
+    const lapsed = page.getByRole('dialog', { name: 'Sign in again' });
+    await lapsed.waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await lapsed.getByLabel('Password').fill(user.password);
+    await lapsed.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await lapsed.waitFor({ state: 'detached' });
+    expect(await invite.getByLabel('Email').inputValue()).toBe(typed);
+    await invite.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('dialog', { name: `Invitation for ${typed}` }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('adds a passkey on a virtual authenticator, signs in with it alone and as the second step, renames and removes it', async () => {
+    const user = await account.addUser('DEVELOPER');
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await signIn(page, user);
+    await page.goto('/security');
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    const add = page.getByRole('dialog', { name: 'Add a passkey' });
+    await add.getByLabel('Name').fill('Test laptop');
+    expect(await axeViolations(page)).toEqual([]);
+    await add.getByRole('button', { name: 'Add passkey' }).click();
+    await add.waitFor({ state: 'detached' });
+    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Test laptop' }) });
+    await row.waitFor();
+    await row.getByText('never').waitFor();
+
+    // Passwordless: the passkey alone.
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+
+    // As the second step after the password.
+    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await typePassword(page, user);
+    await page.getByRole('heading', { name: 'Sign in: second step' }).waitFor();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+
+    await page.goto('/security');
+    await row.getByRole('button', { name: 'Rename Test laptop' }).click();
+    const rename = page.getByRole('dialog', { name: 'Rename Test laptop' });
+    await rename.getByLabel('Name').fill('Work laptop');
+    await rename.getByRole('button', { name: 'Rename' }).click();
+    const renamed = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Work laptop' }) });
+    await renamed.getByRole('button', { name: 'Remove Work laptop' }).click();
+    const remove = page.getByRole('dialog', { name: 'Remove Work laptop?' });
+    await remove.getByLabel('Your password').fill(user.password);
+    await remove.getByRole('button', { name: 'Remove passkey' }).click();
+    await page.getByText('No passkeys yet.').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('lists where one is signed in, marks this device, and signs another session out', async () => {
+    const user = await account.addUser('DEVELOPER');
+    const other = await openDashboard(d, '/sign-in');
+    await signIn(other.page, user);
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await signIn(page, user);
+    await page.goto('/security');
+    const table = page.getByRole('region', { name: 'Your sessions' });
+    await table.getByText('This device').waitFor();
+    await table.getByRole('row').nth(2).waitFor(); // a header row and two sessions
+    expect(await axeViolations(page)).toEqual([]);
+    const others = table
+      .getByRole('row')
+      .filter({ hasNot: page.getByText('This device') })
+      .getByRole('button', { name: /^Sign out / });
+    await others.first().click();
+    const dialog = page.getByRole('dialog', { name: 'Sign out this session?' });
+    await dialog.getByRole('button', { name: 'Sign out' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await table.getByRole('row').count()).toBe(2);
+    // The other browser is out at its next request.
+    await other.page.goto('/keys');
+    await other.page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+    await other.context.close();
+  });
+});
