@@ -93,7 +93,9 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   app.setGlobalPrefix(API_PREFIX, {
     exclude: ['health', 'health/live', 'health/ready', 'widget/v1/gatehouse.js', DASHBOARD_ASSET_ROUTE],
   });
-  app.enableShutdownHooks();
+  // The signals that stop a service: Nest's default list also stops on SIGUSR2, SIGILL, SIGTRAP and
+  // others, which tools send for other reasons (a heap snapshot on SIGUSR2, nodemon's restart).
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGHUP']);
   const config = app.get<AppConfig>(APP_CONFIG);
   const fastify = app.getHttpAdapter().getInstance();
   // An Expect other than 100-continue would get Node's bare 417; RFC 9110 lets a server ignore it.

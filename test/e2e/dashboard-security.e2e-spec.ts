@@ -5,6 +5,7 @@ import { sign } from 'jsonwebtoken';
 import { generateSync } from 'otplib';
 import type { Page } from 'playwright-core';
 import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import { eventually } from '../utils/eventually';
 import { createAccount, TestAccount, TestUser } from '../utils/test-app';
 
 /** The code an authenticator app shows for `secret`, `ahead` seconds from now (the server takes ±30 s, each step once). */
@@ -68,7 +69,9 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     await dialog.getByLabel('The 6-digit code the app shows now').fill(codeFor(secret));
     await dialog.getByRole('button', { name: 'Turn on' }).click();
     const done = page.getByRole('dialog', { name: 'Authenticator app is on' });
-    const codes = await done.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').allTextContents();
+    const listed = done.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
+    await listed.first().waitFor(); // allTextContents does not wait for the dialog to show them
+    const codes = await listed.allTextContents();
     expect(codes).toHaveLength(10);
     for (const code of codes) expect(code).toMatch(/^[a-z2-7]{5}-[a-z2-7]{5}$/);
     await done.getByRole('button', { name: 'Download the codes' }).waitFor();
@@ -329,7 +332,7 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     const dialog = page.getByRole('dialog', { name: 'Sign out this session?' });
     await dialog.getByRole('button', { name: 'Sign out' }).click();
     await dialog.waitFor({ state: 'detached' });
-    expect(await table.getByRole('row').count()).toBe(2);
+    await eventually(async () => (await table.getByRole('row').count()) === 2); // the list is read again
     // The other browser is out at its next request.
     await other.page.goto('/keys');
     await other.page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();

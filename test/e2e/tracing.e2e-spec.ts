@@ -74,8 +74,11 @@ describe('Tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         LOADED_MODULES_FILE: traced,
-        // Longer than the test: what arrives is what the SIGTERM stop flushed.
+        // Longer than the test, and a batch larger than its spans (PostgreSQL and Redis make many):
+        // what arrives is what the SIGTERM stop flushed.
         OTEL_BSP_SCHEDULE_DELAY: '120000',
+        OTEL_BSP_MAX_QUEUE_SIZE: '65536',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '65536',
         WEBHOOK_ALLOW_PRIVATE: 'true',
       }),
     );
