@@ -241,8 +241,12 @@ describe('webhook deliveries', () => {
     await receiver.waitFor('/all', 2);
     expect(receiver.at('/revoked-only')).toHaveLength(1); // not api_key.created
 
-    const [delivery] = await deliveriesOf(all.id);
-    expect(delivery).toMatchObject({ eventType: 'api_key.revoked', status: 'delivered', attemptCount: 1, nextAttemptAt: null });
+    // The receiver has the request before the sender records its answer: wait for the record.
+    const [delivery] = await eventually(async () => {
+      const deliveries = await deliveriesOf(all.id);
+      expect(deliveries[0]).toMatchObject({ eventType: 'api_key.revoked', status: 'delivered', attemptCount: 1, nextAttemptAt: null });
+      return deliveries;
+    });
     expect(delivery.attempts[0]).toMatchObject({ responseStatus: 200, error: null, responseBody: 'ok' });
     expect((await owner.get(all.id)).body).toMatchObject({ lastDeliveryStatus: 'delivered', lastDeliveryResponseStatus: 200 });
   });
