@@ -10,6 +10,7 @@ import { AppError } from '../common/errors/app-error';
 import { AccountDto, UpdateAccountDto } from './dto/account.dto';
 import { normalizeEmail } from '../common/email';
 import { hashPassword, passwordProblems } from '../credentials/passwords';
+import { hasSecondFactor, SECOND_FACTOR_SELECT } from '../credentials/second-factor';
 import { isEmail, maxLength } from 'class-validator';
 
 export const toAccountDto = (a: Account & { plan: Plan }): AccountDto => ({
@@ -105,11 +106,8 @@ export class AccountsService {
       throw new AppError('insufficient_permissions', 'Only an OWNER may require a second factor of every member.');
     }
     if (dto.requireMfa === true) {
-      const me = await this.prisma.user.findUniqueOrThrow({
-        where: { id: actor.userId },
-        select: { totpConfirmedAt: true, _count: { select: { passkeys: true } } },
-      });
-      if (me.totpConfirmedAt === null && me._count.passkeys === 0)
+      const me = await this.prisma.user.findUniqueOrThrow({ where: { id: actor.userId }, select: SECOND_FACTOR_SELECT });
+      if (!hasSecondFactor(me))
         throw new AppError(
           'conflict',
           'Turn on a second factor for yourself first: requiring one would lock you out of everything but enrolling.',

@@ -10,7 +10,7 @@ import type { Actor, RequestSource } from '../common/current-principal.decorator
 import { TokenResponseDto } from '../credentials/dto/login.dto';
 import { MeDto, SETTING_LIMITS } from './dto/me.dto';
 import { LoginLockout } from './login-lockout';
-import { hashPassword, passwordProblems, verifyLogin, verifyPassword } from '../credentials/passwords';
+import { hashPassword, passwordProblems, verifyLogin } from '../credentials/passwords';
 import type { UserPrincipal } from '../common/principal';
 import { SessionService } from '../credentials/session.service';
 import type { MfaRequiredDto } from './mfa/dto/mfa.dto';
@@ -95,13 +95,7 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
   /** Every token issued before answers invalid_token, and its session ends, from now on; the answer is a fresh one. */
   async changePassword(actor: Actor, currentPassword: string, newPassword: string, ip: string): Promise<TokenResponseDto> {
     const user = await this.prisma.user.findUniqueOrThrow({ where: { id: actor.userId } });
-    await this.lockout.assertNotLocked(user.email, ip);
-    if (!(await verifyPassword(user.passwordHash, currentPassword))) {
-      await this.lockout.recordFailure(user.email, ip);
-      throw new AppError('validation_failed', 'The current password is wrong.', [
-        { field: 'currentPassword', message: 'currentPassword is wrong' },
-      ]);
-    }
+    await this.lockout.confirmPassword(user, currentPassword, ip, 'currentPassword');
     const problems = passwordProblems(newPassword, user.email, 'newPassword');
     if (problems.length > 0) throw new AppError('validation_failed', 'The new password does not meet the policy.', problems);
     const passwordHash = await hashPassword(newPassword);

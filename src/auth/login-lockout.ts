@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
+import { verifyPassword } from '../credentials/passwords';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 
 /**
@@ -30,6 +31,23 @@ export class LoginLockout {
     const { loginFailuresPerEmail, loginFailureWindowSeconds } = this.config.limits;
     const state = await this.rateLimits.hit(this.key(email, client), loginFailuresPerEmail, loginFailureWindowSeconds * 1000);
     return { attemptsLeft: state.remaining, pauseMinutes: Math.ceil(loginFailureWindowSeconds / 60) };
+  }
+
+  /**
+   * A signed-in person's own password, asked again before a sensitive change, checked as a login
+   * checks it: refused while locked out, a wrong one counted. A wrong one is a 400 on `field`.
+   */
+  async confirmPassword(
+    user: { email: string; passwordHash: string },
+    password: string,
+    client: string,
+    field: 'password' | 'currentPassword',
+  ): Promise<void> {
+    await this.assertNotLocked(user.email, client);
+    if (await verifyPassword(user.passwordHash, password)) return;
+    await this.recordFailure(user.email, client);
+    const which = field === 'currentPassword' ? 'current password' : 'password';
+    throw new AppError('validation_failed', `The ${which} is wrong.`, [{ field, message: `${field} is wrong` }]);
   }
 
   private key(email: string, client: string): string {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { ReadThroughCache } from '../cache/read-through-cache';
 import { PrismaService } from '../prisma/prisma.service';
+import { hasSecondFactor, SECOND_FACTOR_SELECT } from '../credentials/second-factor';
 import type { UserPrincipal } from '../common/principal';
 
 export interface CachedUser {
@@ -46,9 +47,8 @@ export class UserPrincipalService {
         accountId: true,
         role: true,
         tokenVersion: true,
-        totpConfirmedAt: true,
+        ...SECOND_FACTOR_SELECT,
         account: { select: { requireMfa: true } },
-        _count: { select: { passkeys: true } },
         revokedTokens: { where: { expiresAt: { gt: new Date() } }, select: { jti: true } },
       },
     });
@@ -63,7 +63,7 @@ export class UserPrincipalService {
           email: row.email,
           accountId: row.accountId,
           role: row.role,
-          ...(row.account.requireMfa && row.totpConfirmedAt === null && row._count.passkeys === 0 ? { mustEnrolMfa: true } : {}),
+          ...(row.account.requireMfa && !hasSecondFactor(row) ? { mustEnrolMfa: true } : {}),
         },
         tokenVersion: row.tokenVersion,
         revokedTokens: row.revokedTokens.length === 0 ? NONE : new Set(row.revokedTokens.map((r) => r.jti)),

@@ -8,6 +8,7 @@ import { PasswordResetService } from '../credentials/password-reset.service';
 import { hashPassword, passwordProblems } from '../credentials/passwords';
 import type { Role } from '../common/principal';
 import { SessionService } from '../credentials/session.service';
+import { hasSecondFactor, SECOND_FACTOR_SELECT } from '../credentials/second-factor';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import { hashOneTimeToken, newOneTimeToken } from '../common/one-time-token';
@@ -24,7 +25,7 @@ const toMemberDto = (u: User & { _count: { passkeys: number } }): MemberDto => (
   id: u.id,
   email: u.email,
   role: u.role,
-  mfa: u.totpConfirmedAt !== null || u._count.passkeys > 0,
+  mfa: hasSecondFactor(u),
   createdAt: u.createdAt.toISOString(),
 });
 
@@ -63,7 +64,7 @@ export class TeamService {
     const users = await this.prisma.user.findMany({
       where: { accountId },
       orderBy: { createdAt: 'asc' },
-      include: { _count: { select: { passkeys: true } } },
+      include: { _count: SECOND_FACTOR_SELECT._count },
     });
     return users.map(toMemberDto);
   }
@@ -255,7 +256,7 @@ ${this.mailer.link('/accept-invitation', token)}
       if (takesAnOwnerAway(member.role, role)) await this.assertNotLastOwner(tx, actor.accountId);
       await revokeInvitationsOf(tx, member.id, role);
       await this.audit.recordBy(tx, actor, 'team.role_changed', { type: 'user', id: userId }, { to: role });
-      return tx.user.update({ where: { id: member.id }, data: { role }, include: { _count: { select: { passkeys: true } } } });
+      return tx.user.update({ where: { id: member.id }, data: { role }, include: { _count: SECOND_FACTOR_SELECT._count } });
     });
     this.invalidation.invalidate('user', userId);
     return toMemberDto(updated);

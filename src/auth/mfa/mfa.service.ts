@@ -10,7 +10,6 @@ import { hashOneTimeToken, newOneTimeToken } from '../../common/one-time-token';
 import { APP_CONFIG, AppConfig } from '../../config/app-config';
 import { resolveMfaKey } from '../../config/secrets';
 import type { TokenResponseDto } from '../../credentials/dto/login.dto';
-import { verifyPassword } from '../../credentials/passwords';
 import { PrismaService } from '../../prisma/prisma.service';
 import { LoginLockout } from '../login-lockout';
 import { SignInService, SigningInUser, SignInMethod } from '../sign-in.service';
@@ -227,11 +226,7 @@ export class MfaService {
   /** The password, checked as a login checks it (lockout, failures counted). */
   async confirmPassword(actor: Actor, password: string): Promise<void> {
     const user = await this.prisma.user.findUniqueOrThrow({ where: { id: actor.userId }, select: { email: true, passwordHash: true } });
-    await this.lockout.assertNotLocked(user.email, actor.ip);
-    if (!(await verifyPassword(user.passwordHash, password))) {
-      await this.lockout.recordFailure(user.email, actor.ip);
-      throw new AppError('validation_failed', 'The password is wrong.', [{ field: 'password', message: 'password is wrong' }]);
-    }
+    await this.lockout.confirmPassword(user, password, actor.ip, 'password');
   }
 
   private async replaceRecoveryCodes(tx: Prisma.TransactionClient, userId: string, codes: string[]): Promise<void> {
