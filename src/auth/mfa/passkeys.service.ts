@@ -1,13 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
+import type {
   AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { AuditService } from '../../audit/audit.service';
 import { CacheInvalidation } from '../../cache/invalidation.service';
@@ -23,6 +19,14 @@ import type { PasskeyDto } from './dto/passkey.dto';
 import { MfaService } from './mfa.service';
 
 const CEREMONY_TTL_MS = 5 * 60_000;
+
+/**
+ * @simplewebauthn/server, loaded by the first passkey ceremony rather than at start: with its ASN.1
+ * and CBOR libraries it holds RSS that a Gatehouse whose people use no passkey never needs.
+ */
+let webauthn: Promise<typeof import('@simplewebauthn/server')> | undefined;
+const simpleWebAuthn = () => (webauthn ??= import('@simplewebauthn/server'));
+
 const RP_NAME = 'Gatehouse';
 
 const toPasskeyDto = (p: Passkey): PasskeyDto => ({
@@ -82,6 +86,7 @@ export class PasskeysService {
       where: { userId: actor.userId },
       select: { credentialId: true, transports: true },
     });
+    const { generateRegistrationOptions } = await simpleWebAuthn();
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
       rpID: this.rpID,
@@ -99,6 +104,7 @@ export class PasskeysService {
     const challenge = challengeOf(response);
     if (challenge === undefined || !(await this.claim(challenge, 'registration', actor.userId)))
       throw badRegistration('This registration is unknown, expired or done already: ask for new options.');
+    const { verifyRegistrationResponse } = await simpleWebAuthn();
     const verification = await verifyRegistrationResponse({
       response: response as unknown as RegistrationResponseJSON,
       expectedChallenge: challenge,
@@ -171,6 +177,7 @@ export class PasskeysService {
       const passkeys = await this.prisma.passkey.findMany({ where: { userId }, select: { credentialId: true, transports: true } });
       allowCredentials = passkeys.map((p) => ({ id: p.credentialId, transports: p.transports }));
     }
+    const { generateAuthenticationOptions } = await simpleWebAuthn();
     const options = await generateAuthenticationOptions({
       rpID: this.rpID,
       userVerification: mfaToken === undefined ? 'required' : 'preferred',
@@ -200,6 +207,7 @@ export class PasskeysService {
       step === undefined ? Promise.reject(notAccepted()) : this.mfa.failStep(step.stepId, step.user, client, 'passkey');
     if (passkey === null || (step !== undefined && passkey.userId !== step.user.id) || passkey.user.emailConfirmedAt === null)
       return refuse();
+    const { verifyAuthenticationResponse } = await simpleWebAuthn();
     const verification = await verifyAuthenticationResponse({
       response: response as unknown as AuthenticationResponseJSON,
       expectedChallenge: challenge!,
