@@ -102,6 +102,28 @@ export async function openDashboard(d: Dashboard, path = '/', viewport = DESKTOP
   return { context, page, problems, urls };
 }
 
+/**
+ * What scrolls sideways in the window, described (none, on a phone: docs/DASHBOARD.md, "Phones"):
+ * the page wider than the window, and each open modal dialog reaching out of the window or scrolling
+ * sideways inside. A modal dialog is in the top layer, fixed to the window: nothing in it widens the
+ * page, so it is measured on its own. A code block or a table scrolling in its own box is fine.
+ */
+export function sidewaysScroll(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = window.innerWidth;
+    const found: string[] = [];
+    const pageWidth = document.documentElement.scrollWidth;
+    if (pageWidth > width) found.push(`the page is ${pageWidth} px wide`);
+    for (const dialog of Array.from(document.querySelectorAll('dialog[open]'))) {
+      const name = `the dialog "${document.getElementById(dialog.getAttribute('aria-labelledby') ?? '')?.textContent ?? '?'}"`;
+      const box = dialog.getBoundingClientRect();
+      if (box.left < 0 || box.right > width) found.push(`${name} spans ${Math.round(box.left)}–${Math.round(box.right)} px`);
+      if (dialog.scrollWidth > dialog.clientWidth) found.push(`${name} scrolls ${dialog.scrollWidth - dialog.clientWidth} px sideways`);
+    }
+    return found;
+  });
+}
+
 /** Signs in through the sign-in form (the page must be showing it) and waits for the page it leads to. */
 export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'password'>): Promise<void> {
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
