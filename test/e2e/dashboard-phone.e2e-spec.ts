@@ -25,7 +25,8 @@ const row = (page: Page, name: string | RegExp) => page.getByRole('row').filter(
  * Every page and dialog of the dashboard in a phone's window (390 × 844) and a desktop's, signed in as
  * the OWNER of an account with keys, a webhook, members, invitations, audit events and traffic: nothing
  * scrolls sideways, the lists' actions are on screen, the navigation takes one row on the phone with the
- * current page's link in view, and axe finds nothing serious (docs/DASHBOARD.md, "Phones").
+ * current page's link in view, axe finds nothing serious (docs/DASHBOARD.md, "Phones"), and no page
+ * logs anything to the console.
  */
 describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in Chromium', () => {
   let d: Dashboard;
@@ -447,5 +448,54 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       expect(seen.length).toBeGreaterThanOrEqual(54);
       expect(findings).toEqual([]);
     }, 240_000);
+  }
+
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`logs nothing to the console at ${viewport.width} px, no failed load either, on any page before sign-in or of an OWNER`, async () => {
+      // An owner of the same account, and of this test alone: the rate limit counts each user's requests.
+      const owner = await account.addUser('OWNER');
+      const invitation = await d.t.http
+        .post('/api/v1/team/invitations')
+        .set('Authorization', `Bearer ${owner.token}`)
+        .send({ email: `tour-${randomUUID()}@example.com`, role: 'ANALYST' })
+        .expect(201);
+      // Strict: any console error or warning, a 4xx or 5xx answer among them, is a problem.
+      const { context, page, problems } = await openDashboard(d, '/sign-in', viewport, { strict: true });
+      const visited: string[] = [];
+      /** A page loaded afresh, shown with its data, and every request it made answered. */
+      const visit = async (path: string, ready: (page: Page) => Locator) => {
+        await page.goto(path);
+        await ready(page).waitFor();
+        await page.waitForLoadState('networkidle');
+        visited.push(new URL(page.url()).pathname);
+      };
+
+      await visit('/sign-in', (p) => p.getByRole('heading', { name: 'Sign in', exact: true }));
+      await visit('/sign-up', (p) => p.locator('altcha-widget'));
+      await visit('/forgot-password', (p) => p.getByRole('heading', { name: 'Forgot your password?' }));
+      await visit(`/accept-invitation#token=${invitation.body.token}`, (p) => p.getByText(/invites you to join/));
+
+      await page.goto('/sign-in');
+      await signIn(page, owner);
+      await visit('/keys', (p) => row(p, 'Checkout widget'));
+      await visit('/webhooks', (p) => p.getByRole('row').filter({ has: p.getByRole('rowheader').filter({ hasText: hook.url }) }));
+      await visit(`/webhooks?endpoint=${hook.id}`, (p) => p.locator('ol.deliveries > li').first());
+      await visit('/analytics', (p) => p.getByRole('region', { name: 'By API key' }).getByRole('row').nth(1));
+      await visit('/team', (p) => row(p, /^developer-/));
+      await visit('/team?tab=invitations', (p) => row(p, /^a-rather-long-address/));
+      await visit('/audit', (p) => p.getByRole('row').nth(3));
+      await visit('/settings', (p) => p.getByRole('button', { name: /^Switch to / }).first());
+      await visit('/profile', (p) => p.getByRole('heading', { name: 'Profile' }));
+      await visit('/security', (p) => p.getByRole('region', { name: 'Your sessions' }).getByText('This device'));
+      await visit('/guide', (p) => p.getByRole('heading', { level: 1, name: 'Protect a form in five minutes' }));
+      // Every page of the navigation is in the tour (the API reference is the API's page, not the dashboard's).
+      const pages = await page
+        .getByRole('navigation', { name: 'Dashboard' })
+        .getByRole('link')
+        .evaluateAll((links) => links.map((a) => new URL((a as HTMLAnchorElement).href).pathname));
+      expect(pages.filter((path) => path !== '/docs' && !visited.includes(path))).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 120_000);
   }
 });

@@ -77,7 +77,12 @@ export async function startDashboard(env: NodeJS.ProcessEnv = {}, { host = '127.
 export interface DashboardPage {
   readonly context: BrowserContext;
   readonly page: Page;
-  /** Console errors other than failed loads (4xx answers the page expects), CSP violations included, and uncaught errors. */
+  /**
+   * Console errors, CSP violations included, and uncaught errors. Failed loads (4xx and 5xx answers,
+   * which Chromium logs as "Failed to load resource") are left out, as many tests provoke them on
+   * purpose (a wrong password, an expired token, a used link); with `strict`, they are in, and so is
+   * every console warning.
+   */
   readonly problems: string[];
   /** Every URL the page requested. */
   readonly urls: string[];
@@ -86,15 +91,27 @@ export interface DashboardPage {
 /** A desktop window; a test of phones passes { width: 390, height: 844 }. */
 export const DESKTOP = { width: 1280, height: 860 };
 
-/** A fresh browser context (its own sessionStorage) on the dashboard, in a window of `viewport`. */
-export async function openDashboard(d: Dashboard, path = '/', viewport = DESKTOP): Promise<DashboardPage> {
+/**
+ * A fresh browser context (its own sessionStorage) on the dashboard, in a window of `viewport`.
+ * `strict`: for pages that provoke no failed load, so that any such load, error or warning fails the test.
+ */
+export async function openDashboard(
+  d: Dashboard,
+  path = '/',
+  viewport = DESKTOP,
+  { strict = false }: { strict?: boolean } = {},
+): Promise<DashboardPage> {
   const context = await d.browser.newContext({ baseURL: d.base, viewport });
   context.setDefaultTimeout(UI_TIMEOUT);
   const page = await context.newPage();
   const problems: string[] = [];
   const urls: string[] = [];
   page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(msg.text());
+    const failedLoad = msg.text().startsWith('Failed to load resource');
+    if (strict && (msg.type() === 'error' || msg.type() === 'warning')) {
+      // A failed load's message names no URL: its location does.
+      problems.push(`${msg.type()}: ${msg.text()}${failedLoad ? ` (${msg.location().url})` : ''}`);
+    } else if (msg.type() === 'error' && !failedLoad) problems.push(msg.text());
   });
   page.on('pageerror', (err) => problems.push(`uncaught: ${err.message}`));
   page.on('request', (req) => urls.push(req.url()));
