@@ -45,7 +45,14 @@ export const router = createBrowserRouter([
           { path: '/profile', caseSensitive: true, element: <ProfilePage /> },
           { path: '/security', caseSensitive: true, element: <SecurityPage /> },
           // The guide (docs/PROTECT-A-FORM.md) is its own chunk, loaded when opened: not in the first load.
-          { path: '/guide', caseSensitive: true, lazy: async () => ({ Component: (await import('./pages/Guide')).GuidePage }) },
+          // Opened by its address, the page shows its frame and this line until the chunk is in (without
+          // one, React Router shows a blank page and warns in the console).
+          {
+            path: '/guide',
+            caseSensitive: true,
+            lazy: async () => ({ Component: (await import('./pages/Guide')).GuidePage }),
+            hydrateFallbackElement: <p role="status">Loading the guide…</p>,
+          },
         ],
       },
     ],

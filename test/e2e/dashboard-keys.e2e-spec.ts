@@ -43,101 +43,125 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     expect((await d.t.http.get('/assets/missing-abc123.js').expect(404)).body.error).toBe('not_found');
   });
 
-  it('signs in, creates a key whose secret is shown once and works, edits, rotates with a grace period and revokes it', async () => {
-    await account.createKey({ name: 'Open widget', scopes: ['widget'] });
-    const { context, page, problems, urls } = await openDashboard(d, '/keys');
-    // Not signed in: the sign-in page, which returns to the keys afterwards.
-    await signIn(page, account.owner);
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    expect(new URL(page.url()).pathname).toBe('/keys');
-    // A widget key any site may use is flagged in the list.
-    await row(page, 'Open widget').getByText('any site').waitFor();
+  it.each([
+    [1280, 860],
+    [390, 844],
+  ])(
+    'at %i px: signs in, creates a key whose secret is shown once and works, edits, rotates with a grace period and revokes it',
+    async (width, height) => {
+      // An account of its own per width: the names and the revoked count below are this run's.
+      const account = await createAccount(d.t);
+      const openWidget = await account.createKey({ name: 'Open widget', scopes: ['widget'] });
+      // Made long ago: its row names that day, not today's.
+      const madeAt = new Date('2025-03-14T12:00:00Z');
+      await d.t.prisma.apiKey.update({ where: { id: openWidget.id }, data: { createdAt: madeAt } });
+      const { context, page, problems, urls } = await openDashboard(d, '/keys', { width, height });
+      // Not signed in: the sign-in page, which returns to the keys afterwards.
+      await signIn(page, account.owner);
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/keys');
+      // A widget key any site may use is flagged in the list.
+      await row(page, 'Open widget').getByText('any site').waitFor();
+      // And the day it was made, in the browser's locale and time zone.
+      const dayOf = (at: Date) =>
+        page.evaluate((iso) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' }), at.toISOString());
+      await row(page, 'Open widget')
+        .getByRole('rowheader')
+        .getByText(`created ${await dayOf(madeAt)}`)
+        .waitFor();
 
-    await page.getByRole('button', { name: 'Create key' }).click();
-    const create = page.getByRole('dialog', { name: 'Create an API key' });
-    await create.getByLabel('Name').fill('Checkout page');
-    await create.getByRole('checkbox', { name: /^verify/ }).check();
-    // …and on creation, until the key names its sites.
-    await create.getByRole('note').getByText('any site can use it').waitFor();
-    await create.getByLabel('Allowed origins').fill('https://shop.example.com\nhttps://www.example.com');
-    await create.getByRole('note').waitFor({ state: 'detached' });
-    await create.getByLabel('Challenge difficulty (optional)').fill('5000');
-    expect(await axeViolations(page)).toEqual([]);
-    await create.getByRole('button', { name: 'Create key' }).click();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const create = page.getByRole('dialog', { name: 'Create an API key' });
+      await create.getByLabel('Name').fill('Checkout page');
+      await create.getByRole('checkbox', { name: /^verify/ }).check();
+      // …and on creation, until the key names its sites.
+      await create.getByRole('note').getByText('any site can use it').waitFor();
+      await create.getByLabel('Allowed origins').fill('https://shop.example.com\nhttps://www.example.com');
+      await create.getByRole('note').waitFor({ state: 'detached' });
+      await create.getByLabel('Challenge difficulty (optional)').fill('5000');
+      expect(await axeViolations(page)).toEqual([]);
+      await create.getByRole('button', { name: 'Create key' }).click();
 
-    const shown = page.getByRole('dialog', { name: 'The secret of Checkout page' });
-    const secret = (await shown.getByTestId('secret').textContent())!;
-    expect(secret).toMatch(/^gh_/);
-    await shown.getByText('cannot show it again').waitFor();
-    expect(await verifyWith(secret)).toBe(200);
-    // How to use it: the widget's snippet and the server's check, with this Gatehouse and this key.
-    await shown.getByText('How to use it').click();
-    const snippets = await shown.locator('pre').allTextContents();
-    expect(snippets).toEqual([
-      `<script src="${d.base}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${secret}"></div>`,
-      expect.stringContaining(`curl -s ${d.base}/api/v1/nonces/verify -H 'x-api-key: ${secret}'`),
-    ]);
-    expect(await axeViolations(page)).toEqual([]);
-    await shown.getByRole('button', { name: 'I have stored it' }).click();
+      const shown = page.getByRole('dialog', { name: 'The secret of Checkout page' });
+      const secret = (await shown.getByTestId('secret').textContent())!;
+      expect(secret).toMatch(/^gh_/);
+      await shown.getByText('cannot show it again').waitFor();
+      expect(await verifyWith(secret)).toBe(200);
+      // How to use it: the widget's snippet and the server's check, with this Gatehouse and this key.
+      await shown.getByText('How to use it').click();
+      const snippets = await shown.locator('pre').allTextContents();
+      expect(snippets).toEqual([
+        `<script src="${d.base}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${secret}"></div>`,
+        expect.stringContaining(`curl -s ${d.base}/api/v1/nonces/verify -H 'x-api-key: ${secret}'`),
+      ]);
+      expect(await axeViolations(page)).toEqual([]);
+      await shown.getByRole('button', { name: 'I have stored it' }).click();
 
-    const created = row(page, 'Checkout page');
-    await created.waitFor();
-    const stored = await d.t.prisma.apiKey.findFirstOrThrow({ where: { accountId: account.id, name: 'Checkout page' } });
-    expect(stored).toMatchObject({
-      scopes: ['widget', 'verify'],
-      allowedOrigins: ['https://shop.example.com', 'https://www.example.com'],
-      challengeMaxNumber: 5000,
-    });
-    expect(await created.textContent()).toContain(`${stored.prefix}…`);
-    expect(await created.textContent()).toContain('https://shop.example.com, https://www.example.com');
-    expect(await created.getByText('any site').count()).toBe(0);
-    expect(secret.startsWith(stored.prefix)).toBe(true);
-    expect(await created.textContent()).not.toContain(secret);
-    expect(await axeViolations(page)).toEqual([]);
+      const created = row(page, 'Checkout page');
+      await created.waitFor();
+      const stored = await d.t.prisma.apiKey.findFirstOrThrow({ where: { accountId: account.id, name: 'Checkout page' } });
+      expect(stored).toMatchObject({
+        scopes: ['widget', 'verify'],
+        allowedOrigins: ['https://shop.example.com', 'https://www.example.com'],
+        challengeMaxNumber: 5000,
+      });
+      expect(await created.textContent()).toContain(`${stored.prefix}…`);
+      // Its sites, in view (as the flag and the day above) at either width.
+      await created.getByRole('cell', { name: 'https://shop.example.com, https://www.example.com' }).waitFor();
+      await created
+        .getByRole('rowheader')
+        .getByText(`created ${await dayOf(stored.createdAt)}`)
+        .waitFor();
+      expect(await created.getByText('any site').count()).toBe(0);
+      expect(secret.startsWith(stored.prefix)).toBe(true);
+      expect(await created.textContent()).not.toContain(secret);
+      expect(await axeViolations(page)).toEqual([]);
 
-    await created.getByRole('button', { name: 'Edit Checkout page' }).click();
-    const edit = page.getByRole('dialog', { name: 'Edit Checkout page' });
-    await edit.getByLabel('Name').fill('Checkout');
-    await edit.getByLabel('Challenge difficulty (optional)').fill('');
-    await edit.getByRole('button', { name: 'Save' }).click();
-    await row(page, 'Checkout').waitFor();
-    expect(await d.t.prisma.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).toMatchObject({
-      name: 'Checkout',
-      challengeMaxNumber: null,
-    });
+      await created.getByRole('button', { name: 'Edit Checkout page' }).click();
+      const edit = page.getByRole('dialog', { name: 'Edit Checkout page' });
+      await edit.getByLabel('Name').fill('Checkout');
+      await edit.getByLabel('Challenge difficulty (optional)').fill('');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await row(page, 'Checkout').waitFor();
+      expect(await d.t.prisma.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).toMatchObject({
+        name: 'Checkout',
+        challengeMaxNumber: null,
+      });
 
-    await row(page, 'Checkout').getByRole('button', { name: 'Rotate Checkout' }).click();
-    const rotate = page.getByRole('dialog', { name: 'Rotate Checkout' });
-    // The safe choice is the default: the old secret keeps working for an hour.
-    expect(await rotate.getByLabel('The old secret keeps working for').inputValue()).toBe('3600');
-    await rotate.getByRole('button', { name: 'Rotate' }).click();
-    const rotated = (await page.getByRole('dialog', { name: 'The secret of Checkout' }).getByTestId('secret').textContent())!;
-    expect(rotated).not.toBe(secret);
-    expect([await verifyWith(rotated), await verifyWith(secret)]).toEqual([200, 200]); // the old one for its grace hour
-    await page.getByRole('button', { name: 'I have stored it' }).click();
-    await row(page, 'Checkout').getByText('old secret works until').waitFor();
+      await row(page, 'Checkout').getByRole('button', { name: 'Rotate Checkout' }).click();
+      const rotate = page.getByRole('dialog', { name: 'Rotate Checkout' });
+      // The safe choice is the default: the old secret keeps working for an hour.
+      expect(await rotate.getByLabel('The old secret keeps working for').inputValue()).toBe('3600');
+      await rotate.getByRole('button', { name: 'Rotate' }).click();
+      const rotated = (await page.getByRole('dialog', { name: 'The secret of Checkout' }).getByTestId('secret').textContent())!;
+      expect(rotated).not.toBe(secret);
+      expect([await verifyWith(rotated), await verifyWith(secret)]).toEqual([200, 200]); // the old one for its grace hour
+      await page.getByRole('button', { name: 'I have stored it' }).click();
+      await row(page, 'Checkout').getByText('old secret works until').waitFor();
 
-    await row(page, 'Checkout').getByRole('button', { name: 'Revoke Checkout' }).click();
-    const revoke = page.getByRole('dialog', { name: 'Revoke Checkout?' });
-    expect(await axeViolations(page)).toEqual([]);
-    await revoke.getByRole('button', { name: 'Revoke key' }).click();
-    await row(page, 'Checkout').waitFor({ state: 'detached' });
-    expect([await verifyWith(rotated), await verifyWith(secret)]).toEqual([401, 401]);
-    await page.getByLabel('Show').selectOption({ label: 'revoked keys (1)' });
-    expect(await row(page, 'Checkout').getByText('revoked').count()).toBe(1);
-    expect(await row(page, 'Open widget').count()).toBe(0);
-    await page.getByLabel('Show').selectOption({ label: 'active keys' });
+      await row(page, 'Checkout').getByRole('button', { name: 'Revoke Checkout' }).click();
+      const revoke = page.getByRole('dialog', { name: 'Revoke Checkout?' });
+      expect(await axeViolations(page)).toEqual([]);
+      await revoke.getByRole('button', { name: 'Revoke key' }).click();
+      await row(page, 'Checkout').waitFor({ state: 'detached' });
+      expect([await verifyWith(rotated), await verifyWith(secret)]).toEqual([401, 401]);
+      await page.getByLabel('Show').selectOption({ label: 'revoked keys (1)' });
+      await row(page, 'Checkout').getByRole('cell', { name: 'revoked' }).waitFor();
+      expect(await row(page, 'Open widget').count()).toBe(0);
+      await page.getByLabel('Show').selectOption({ label: 'active keys' });
 
-    // A reload keeps the session (this tab's storage) and the page.
-    await page.reload();
-    await row(page, 'Checkout').waitFor({ state: 'detached' });
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      // A reload keeps the session (this tab's storage) and the page.
+      await page.reload();
+      await row(page, 'Checkout').waitFor({ state: 'detached' });
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
 
-    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('gatehouse.session')!).token as string);
-    expect(urls.filter((u) => u.includes(token) || u.includes(secret) || u.includes(rotated))).toEqual([]);
-    expect(problems).toEqual([]);
-    await context.close();
-  });
+      const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('gatehouse.session')!).token as string);
+      expect(urls.filter((u) => u.includes(token) || u.includes(secret) || u.includes(rotated))).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+    120_000,
+  );
 
   it('shows a wrong password and, after ten failures, the lockout with its wait', async () => {
     const { context, page, problems } = await openDashboard(d, '/sign-in');

@@ -3,8 +3,18 @@
 import { randomUUID } from 'node:crypto';
 import { generateSync } from 'otplib';
 import type { Locator, Page } from 'playwright-core';
-import { axeViolations, Dashboard, DESKTOP, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import {
+  axeViolations,
+  Dashboard,
+  DESKTOP,
+  describeInBrowser,
+  openDashboard,
+  sidewaysScroll,
+  signIn,
+  startDashboard,
+} from '../utils/dashboard';
 import { createAccount, TestAccount } from '../utils/test-app';
+import { WebhookReceiver } from '../utils/webhook-receiver';
 import { issueNonce } from '../utils/widget';
 
 const PHONE = { width: 390, height: 844 };
@@ -13,20 +23,25 @@ const row = (page: Page, name: string | RegExp) => page.getByRole('row').filter(
 
 /**
  * Every page and dialog of the dashboard in a phone's window (390 × 844) and a desktop's, signed in as
- * the OWNER of an account with keys, members, invitations, audit events and traffic: nothing scrolls
- * sideways, the lists' actions are on screen, the navigation takes one row on the phone with the current
- * page's link in view, and
- * axe finds nothing serious (docs/DASHBOARD.md, "Phones").
+ * the OWNER of an account with keys, a webhook, members, invitations, audit events and traffic: nothing
+ * scrolls sideways, the lists' actions are on screen, the navigation takes one row on the phone with the
+ * current page's link in view, axe finds nothing serious (docs/DASHBOARD.md, "Phones"), and no page
+ * logs anything to the console.
  */
 describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in Chromium', () => {
   let d: Dashboard;
+  let receiver: WebhookReceiver;
   let account: TestAccount;
   let accountName: string;
+  /** The account's webhook: its URL (long, as real ones can be), description and id. */
+  let hook: { url: string; name: string; id: string };
   /** A member who signs in with an authenticator app: the second step's pages. */
   let guarded: { email: string; password: string; secret: string };
 
   beforeAll(async () => {
-    d = await startDashboard({ SIGNUP: 'open' });
+    // The webhook's receiver is on loopback: only WEBHOOK_ALLOW_PRIVATE lets an endpoint point there.
+    d = await startDashboard({ SIGNUP: 'open', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    receiver = await WebhookReceiver.start();
     account = await createAccount(d.t);
     // Long names and addresses, as real ones can be: they must wrap, not widen the page.
     accountName = `Acme Online Shop and Warehouse ${randomUUID().slice(0, 8)}`;
@@ -54,6 +69,15 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       .send({ code: generateSync({ secret: totp.body.secret }) })
       .expect(200);
     guarded = { email: withApp.email, password: withApp.password, secret: totp.body.secret };
+    const hookPath = `/orders/receivers/gatehouse-events-of-the-shop-and-the-warehouse/${randomUUID()}`;
+    const created = await d.t.http
+      .post('/api/v1/webhooks')
+      .set('Authorization', `Bearer ${account.owner.token}`)
+      .send({ url: receiver.url(hookPath), description: 'Order system', events: ['api_key.revoked', 'member.removed'] })
+      .expect(201);
+    hook = { url: receiver.url(hookPath), name: 'Order system', id: created.body.id };
+    await d.t.http.post(`/api/v1/webhooks/${hook.id}/test`).set('Authorization', `Bearer ${account.owner.token}`).expect(202);
+    await receiver.waitFor(hookPath, 1);
     for (const [email, role] of [
       [`a-rather-long-address-of-an-analyst-${randomUUID().slice(0, 8)}@example.com`, 'ANALYST'],
       [`admin-${randomUUID()}@example.com`, 'ADMIN'],
@@ -64,7 +88,10 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
         .send({ email, role })
         .expect(201);
   }, 120_000);
-  afterAll(() => d?.close());
+  afterAll(async () => {
+    await d?.close();
+    await receiver?.close();
+  });
 
   for (const viewport of [PHONE, DESKTOP]) {
     it(`fits every page and dialog into ${viewport.width} px, with the actions on screen and no serious axe finding`, async () => {
@@ -74,8 +101,7 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       const seen: string[] = [];
       const check = async (page: Page, where: string) => {
         seen.push(where);
-        const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
-        if (scrollWidth > width) findings.push(`${where}: the page is ${scrollWidth} px wide`);
+        for (const sideways of await sidewaysScroll(page)) findings.push(`${where}: ${sideways}`);
         // The current page's link, on the signed-in pages.
         const current = await page.evaluate(() => {
           const box = document.querySelector('nav a.active')?.getBoundingClientRect();
@@ -140,6 +166,11 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
         expect(await origins.evaluate((cell) => getComputedStyle(cell, '::before').content)).toBe('none');
       }
       await check(page, 'keys');
+      await reachAndClick(row(page, 'Open widget').getByRole('button', { name: 'Snippet of Open widget' }), 'Snippet on a key');
+      const widgetKey = page.getByRole('dialog', { name: 'Widget key Open widget' });
+      await widgetKey.locator('pre').waitFor();
+      await check(page, 'a widget key and its snippet');
+      await widgetKey.getByRole('button', { name: 'Close' }).click();
       await reachAndClick(checkout.getByRole('button', { name: 'Edit Checkout widget' }), 'Edit on a key');
       const edit = page.getByRole('dialog', { name: 'Edit Checkout widget' });
       await edit.getByLabel('Name').waitFor();
@@ -174,6 +205,35 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
         width === PHONE.width ? /^"Status"/ : /^none$/,
       );
       await check(page, 'keys, revoked ones too');
+
+      // Webhooks: the list, the endpoint's actions on screen, every dialog, and the delivery log.
+      await nav.getByRole('link', { name: 'Webhooks' }).click();
+      const endpoint = page.getByRole('row').filter({ has: page.getByRole('rowheader').filter({ hasText: hook.url }) });
+      await endpoint.waitFor();
+      await check(page, 'webhooks');
+      await reachAndClick(endpoint.getByRole('button', { name: `Edit ${hook.name}` }), 'Edit on a webhook');
+      const editHook = page.getByRole('dialog', { name: 'Edit webhook' });
+      await editHook.getByLabel('URL').waitFor();
+      await check(page, 'edit a webhook');
+      await editHook.getByRole('button', { name: 'Cancel' }).click();
+      await reachAndClick(endpoint.getByRole('button', { name: `Rotate secret of ${hook.name}` }), 'Rotate secret on a webhook');
+      const rotateHook = page.getByRole('dialog', { name: 'Rotate the signing secret' });
+      await rotateHook.getByLabel('The old secret also signs for').waitFor();
+      await check(page, 'rotate a webhook secret');
+      await rotateHook.getByRole('button', { name: 'Cancel' }).click();
+      await reachAndClick(endpoint.getByRole('button', { name: `Delete ${hook.name}` }), 'Delete on a webhook');
+      const deleteHook = page.getByRole('dialog', { name: 'Delete this webhook?' });
+      await deleteHook.waitFor();
+      await check(page, 'delete a webhook');
+      await deleteHook.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      const addHook = page.getByRole('dialog', { name: 'Add a webhook' });
+      await addHook.getByLabel('URL').fill(hook.url);
+      await check(page, 'add a webhook');
+      await addHook.getByRole('button', { name: 'Cancel' }).click();
+      await reachAndClick(endpoint.getByRole('link', { name: `Deliveries of ${hook.name}` }), 'Deliveries on a webhook');
+      await page.locator('ol.deliveries > li').first().getByText('webhook.test').waitFor();
+      await check(page, 'the deliveries of a webhook');
 
       // Analytics: each period, and the numbers as tables.
       await nav.getByRole('link', { name: 'Analytics' }).click();
@@ -212,7 +272,11 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       const everywhere = page.getByRole('dialog', { name: `Sign out ${developerEmail} everywhere?` });
       await everywhere.waitFor();
       await check(page, 'sign a member out everywhere');
-      await everywhere.getByRole('button', { name: 'Cancel' }).click();
+      await everywhere.getByRole('button', { name: 'Sign out everywhere' }).click();
+      const signedOut = page.getByRole('dialog', { name: `${developerEmail} is signed out` });
+      await signedOut.getByRole('status').waitFor();
+      await check(page, 'a member signed out everywhere');
+      await signedOut.getByRole('button', { name: 'Done' }).click();
       await reachAndClick(developer.getByRole('button', { name: /^Reset password of / }), 'Reset password on a member');
       await reset.waitFor();
       await reset.getByRole('button', { name: 'Make reset link' }).click();
@@ -293,9 +357,14 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       await page.getByText('10 of 10 recovery codes left').waitFor();
       await check(page, 'security');
       await page.getByRole('button', { name: 'Make new recovery codes' }).click();
-      await page.getByRole('dialog', { name: 'Make new recovery codes?' }).getByLabel('Your password').waitFor();
+      const regenerate = page.getByRole('dialog', { name: 'Make new recovery codes?' });
+      await regenerate.getByLabel('Your password').fill(account.owner.password);
       await check(page, 'make new recovery codes');
-      await page.getByRole('dialog', { name: 'Make new recovery codes?' }).getByRole('button', { name: 'Cancel' }).click();
+      await regenerate.getByRole('button', { name: 'Make new codes' }).click();
+      const newCodes = page.getByRole('dialog', { name: 'New recovery codes' });
+      await newCodes.getByRole('list', { name: 'Recovery codes' }).waitFor();
+      await check(page, 'the new recovery codes shown once');
+      await newCodes.getByRole('button', { name: 'I saved the codes' }).click();
       await page.getByRole('button', { name: 'Add a passkey' }).click();
       await page.getByRole('dialog', { name: 'Add a passkey' }).getByLabel('Name').waitFor();
       await check(page, 'add a passkey');
@@ -325,6 +394,14 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       await page.getByRole('dialog', { name: 'Stay signed in' }).getByLabel('Password').waitFor();
       await check(page, 'stay signed in');
       await page.getByRole('dialog', { name: 'Stay signed in' }).getByRole('button', { name: 'Cancel' }).click();
+      // The minute runs out: the page stays, with a way to sign in again over it.
+      await page.clock.fastForward(60_000);
+      const lapsed = page.getByRole('alert').filter({ hasText: 'Your session expired' });
+      await lapsed.waitFor();
+      await check(page, 'the session expired');
+      await lapsed.getByRole('button', { name: 'Sign in again' }).click();
+      await page.getByRole('dialog', { name: 'Sign in again' }).getByLabel('Password').waitFor();
+      await check(page, 'sign in again');
       expect(problems).toEqual([]);
       await context.close();
 
@@ -368,8 +445,57 @@ describeInBrowser('dashboard: every page and dialog on a phone and a desktop, in
       expect(visitor.problems).toEqual([]);
       await visitor.context.close();
 
-      expect(seen.length).toBeGreaterThanOrEqual(40);
+      expect(seen.length).toBeGreaterThanOrEqual(54);
       expect(findings).toEqual([]);
     }, 240_000);
+  }
+
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`logs nothing to the console at ${viewport.width} px, no failed load either, on any page before sign-in or of an OWNER`, async () => {
+      // An owner of the same account, and of this test alone: the rate limit counts each user's requests.
+      const owner = await account.addUser('OWNER');
+      const invitation = await d.t.http
+        .post('/api/v1/team/invitations')
+        .set('Authorization', `Bearer ${owner.token}`)
+        .send({ email: `tour-${randomUUID()}@example.com`, role: 'ANALYST' })
+        .expect(201);
+      // Strict: any console error or warning, a 4xx or 5xx answer among them, is a problem.
+      const { context, page, problems } = await openDashboard(d, '/sign-in', viewport, { strict: true });
+      const visited: string[] = [];
+      /** A page loaded afresh, shown with its data, and every request it made answered. */
+      const visit = async (path: string, ready: (page: Page) => Locator) => {
+        await page.goto(path);
+        await ready(page).waitFor();
+        await page.waitForLoadState('networkidle');
+        visited.push(new URL(page.url()).pathname);
+      };
+
+      await visit('/sign-in', (p) => p.getByRole('heading', { name: 'Sign in', exact: true }));
+      await visit('/sign-up', (p) => p.locator('altcha-widget'));
+      await visit('/forgot-password', (p) => p.getByRole('heading', { name: 'Forgot your password?' }));
+      await visit(`/accept-invitation#token=${invitation.body.token}`, (p) => p.getByText(/invites you to join/));
+
+      await page.goto('/sign-in');
+      await signIn(page, owner);
+      await visit('/keys', (p) => row(p, 'Checkout widget'));
+      await visit('/webhooks', (p) => p.getByRole('row').filter({ has: p.getByRole('rowheader').filter({ hasText: hook.url }) }));
+      await visit(`/webhooks?endpoint=${hook.id}`, (p) => p.locator('ol.deliveries > li').first());
+      await visit('/analytics', (p) => p.getByRole('region', { name: 'By API key' }).getByRole('row').nth(1));
+      await visit('/team', (p) => row(p, /^developer-/));
+      await visit('/team?tab=invitations', (p) => row(p, /^a-rather-long-address/));
+      await visit('/audit', (p) => p.getByRole('row').nth(3));
+      await visit('/settings', (p) => p.getByRole('button', { name: /^Switch to / }).first());
+      await visit('/profile', (p) => p.getByRole('heading', { name: 'Profile' }));
+      await visit('/security', (p) => p.getByRole('region', { name: 'Your sessions' }).getByText('This device'));
+      await visit('/guide', (p) => p.getByRole('heading', { level: 1, name: 'Protect a form in five minutes' }));
+      // Every page of the navigation is in the tour (the API reference is the API's page, not the dashboard's).
+      const pages = await page
+        .getByRole('navigation', { name: 'Dashboard' })
+        .getByRole('link')
+        .evaluateAll((links) => links.map((a) => new URL((a as HTMLAnchorElement).href).pathname));
+      expect(pages.filter((path) => path !== '/docs' && !visited.includes(path))).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 120_000);
   }
 });

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { generateSync } from 'otplib';
 import type { Page } from 'playwright-core';
-import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import { axeViolations, Dashboard, describeInBrowser, openDashboard, sidewaysScroll, signIn, startDashboard } from '../utils/dashboard';
 import { eventually } from '../utils/eventually';
 import { createAccount, TestAccount, TestUser } from '../utils/test-app';
 
@@ -266,52 +266,65 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     await context.close();
   });
 
-  it('adds a passkey on a virtual authenticator, signs in with it alone and as the second step, renames and removes it', async () => {
-    const user = await account.addUser('DEVELOPER');
-    const { context, page, problems } = await openDashboard(d, '/sign-in');
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-    });
-    await signIn(page, user);
-    await page.goto('/security');
-    await page.getByRole('button', { name: 'Add a passkey' }).click();
-    const add = page.getByRole('dialog', { name: 'Add a passkey' });
-    await add.getByLabel('Name').fill('Test laptop');
-    expect(await axeViolations(page)).toEqual([]);
-    await add.getByRole('button', { name: 'Add passkey' }).click();
-    await add.waitFor({ state: 'detached' });
-    const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Test laptop' }) });
-    await row.waitFor();
-    await row.getByText('never').waitFor();
+  it.each([
+    [1280, 860],
+    [390, 844],
+  ])(
+    'at %i px: adds a passkey on a virtual authenticator, signs in with it alone and as the second step, renames and removes it',
+    async (width, height) => {
+      const user = await account.addUser('DEVELOPER');
+      const { context, page, problems } = await openDashboard(d, '/sign-in', { width, height });
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+      });
+      await signIn(page, user);
+      await page.goto('/security');
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      const add = page.getByRole('dialog', { name: 'Add a passkey' });
+      await add.getByLabel('Name').fill('Test laptop');
+      expect(await axeViolations(page)).toEqual([]);
+      expect(await sidewaysScroll(page)).toEqual([]);
+      await add.getByRole('button', { name: 'Add passkey' }).click();
+      await add.waitFor({ state: 'detached' });
+      const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Test laptop' }) });
+      await row.waitFor();
+      await row.getByText('never').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      expect(await sidewaysScroll(page)).toEqual([]);
 
-    // Passwordless: the passkey alone.
-    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
-    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+      // Passwordless: the passkey alone.
+      await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+      await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
 
-    // As the second step after the password.
-    await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
-    await typePassword(page, user);
-    await page.getByRole('heading', { name: 'Sign in: second step' }).waitFor();
-    await page.getByRole('button', { name: 'Use a passkey' }).click();
-    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+      // As the second step after the password.
+      await page.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+      await typePassword(page, user);
+      await page.getByRole('heading', { name: 'Sign in: second step' }).waitFor();
+      await page.getByRole('button', { name: 'Use a passkey' }).click();
+      await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
 
-    await page.goto('/security');
-    await row.getByRole('button', { name: 'Rename Test laptop' }).click();
-    const rename = page.getByRole('dialog', { name: 'Rename Test laptop' });
-    await rename.getByLabel('Name').fill('Work laptop');
-    await rename.getByRole('button', { name: 'Rename' }).click();
-    const renamed = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Work laptop' }) });
-    await renamed.getByRole('button', { name: 'Remove Work laptop' }).click();
-    const remove = page.getByRole('dialog', { name: 'Remove Work laptop?' });
-    await remove.getByLabel('Your password').fill(user.password);
-    await remove.getByRole('button', { name: 'Remove passkey' }).click();
-    await page.getByText('No passkeys yet.').waitFor();
-    expect(problems).toEqual([]);
-    await context.close();
-  });
+      await page.goto('/security');
+      await row.getByRole('button', { name: 'Rename Test laptop' }).click();
+      const rename = page.getByRole('dialog', { name: 'Rename Test laptop' });
+      await rename.getByLabel('Name').fill('Work laptop');
+      expect(await axeViolations(page)).toEqual([]);
+      expect(await sidewaysScroll(page)).toEqual([]);
+      await rename.getByRole('button', { name: 'Rename' }).click();
+      const renamed = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'Work laptop' }) });
+      await renamed.getByRole('button', { name: 'Remove Work laptop' }).click();
+      const remove = page.getByRole('dialog', { name: 'Remove Work laptop?' });
+      await remove.getByLabel('Your password').fill(user.password);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(await sidewaysScroll(page)).toEqual([]);
+      await remove.getByRole('button', { name: 'Remove passkey' }).click();
+      await page.getByText('No passkeys yet.').waitFor();
+      expect(problems).toEqual([]);
+      await context.close();
+    },
+  );
 
   it('lists where one is signed in, marks this device, and signs another session out', async () => {
     const user = await account.addUser('DEVELOPER');

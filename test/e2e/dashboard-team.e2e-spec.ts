@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { eventually } from '../utils/eventually';
 import { startInbox, Inbox, tokenIn } from '../utils/smtp';
-import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import { axeViolations, Dashboard, describeInBrowser, openDashboard, sidewaysScroll, signIn, startDashboard } from '../utils/dashboard';
 import { createAccount, TestAccount } from '../utils/test-app';
 
 const NEW_PASSWORD = 'a brand new long passphrase';
@@ -83,16 +83,28 @@ describeInBrowser('dashboard: team, in Chromium', () => {
     expect(await pending.textContent()).toContain(account.owner.email); // invited by
     expect(await pending.textContent()).not.toContain(link.split('#token=')[1]);
 
+    // Before a password: whom the link joins, as whom, invited by whom, and the address to sign in with,
+    // on a phone as on a desktop (opening the link does not use it up).
+    const { name: accountName } = await d.t.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
+    const expectInvitationNamed = async (invitee: Page) => {
+      await invitee.getByRole('heading', { name: 'Join your team' }).waitFor();
+      await invitee.waitForURL((url) => url.hash === '' && url.pathname === '/accept-invitation'); // the token left the address bar
+      const named = invitee.getByText(/invites you to join/);
+      await named.waitFor(); // in view, not only in the page
+      const invitation = await named.textContent();
+      expect(invitation).toContain(`${account.owner.email} invites you to join ${accountName} as DEVELOPER`);
+      expect(invitation).toContain(`you then sign in as ${email}`);
+      expect(await axeViolations(invitee)).toEqual([]);
+      expect(await sidewaysScroll(invitee)).toEqual([]);
+    };
+    const onPhone = await openDashboard(d, link.slice(d.base.length), { width: 390, height: 844 });
+    await expectInvitationNamed(onPhone.page);
+    expect(onPhone.problems).toEqual([]);
+    await onPhone.context.close();
+
     // Someone else's browser follows the link: a password, then signed in with the invited role.
     const joiner = await openDashboard(d, link.slice(d.base.length));
-    await joiner.page.getByRole('heading', { name: 'Join your team' }).waitFor();
-    await joiner.page.waitForURL((url) => url.hash === '' && url.pathname === '/accept-invitation'); // the token left the address bar
-    // Before a password: whom the link joins, as whom, invited by whom, and the address to sign in with.
-    const { name: accountName } = await d.t.prisma.account.findUniqueOrThrow({ where: { id: account.id } });
-    const invitation = await joiner.page.getByText(/invites you to join/).textContent();
-    expect(invitation).toContain(`${account.owner.email} invites you to join ${accountName} as DEVELOPER`);
-    expect(invitation).toContain(`you then sign in as ${email}`);
-    expect(await axeViolations(joiner.page)).toEqual([]);
+    await expectInvitationNamed(joiner.page);
     await joiner.page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
     await joiner.page.getByLabel('Repeat the new password').fill('something else entirely');
     await joiner.page.getByRole('button', { name: 'Join' }).click();

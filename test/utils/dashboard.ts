@@ -77,7 +77,12 @@ export async function startDashboard(env: NodeJS.ProcessEnv = {}, { host = '127.
 export interface DashboardPage {
   readonly context: BrowserContext;
   readonly page: Page;
-  /** Console errors other than failed loads (4xx answers the page expects), CSP violations included, and uncaught errors. */
+  /**
+   * Console errors, CSP violations included, and uncaught errors. Failed loads (4xx and 5xx answers,
+   * which Chromium logs as "Failed to load resource") are left out, as many tests provoke them on
+   * purpose (a wrong password, an expired token, a used link); with `strict`, they are in, and so is
+   * every console warning.
+   */
   readonly problems: string[];
   /** Every URL the page requested. */
   readonly urls: string[];
@@ -86,20 +91,54 @@ export interface DashboardPage {
 /** A desktop window; a test of phones passes { width: 390, height: 844 }. */
 export const DESKTOP = { width: 1280, height: 860 };
 
-/** A fresh browser context (its own sessionStorage) on the dashboard, in a window of `viewport`. */
-export async function openDashboard(d: Dashboard, path = '/', viewport = DESKTOP): Promise<DashboardPage> {
+/**
+ * A fresh browser context (its own sessionStorage) on the dashboard, in a window of `viewport`.
+ * `strict`: for pages that provoke no failed load, so that any such load, error or warning fails the test.
+ */
+export async function openDashboard(
+  d: Dashboard,
+  path = '/',
+  viewport = DESKTOP,
+  { strict = false }: { strict?: boolean } = {},
+): Promise<DashboardPage> {
   const context = await d.browser.newContext({ baseURL: d.base, viewport });
   context.setDefaultTimeout(UI_TIMEOUT);
   const page = await context.newPage();
   const problems: string[] = [];
   const urls: string[] = [];
   page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) problems.push(msg.text());
+    const failedLoad = msg.text().startsWith('Failed to load resource');
+    if (strict && (msg.type() === 'error' || msg.type() === 'warning')) {
+      // A failed load's message names no URL: its location does.
+      problems.push(`${msg.type()}: ${msg.text()}${failedLoad ? ` (${msg.location().url})` : ''}`);
+    } else if (msg.type() === 'error' && !failedLoad) problems.push(msg.text());
   });
   page.on('pageerror', (err) => problems.push(`uncaught: ${err.message}`));
   page.on('request', (req) => urls.push(req.url()));
   await page.goto(path);
   return { context, page, problems, urls };
+}
+
+/**
+ * What scrolls sideways in the window, described (none, on a phone: docs/DASHBOARD.md, "Phones"):
+ * the page wider than the window, and each open modal dialog reaching out of the window or scrolling
+ * sideways inside. A modal dialog is in the top layer, fixed to the window: nothing in it widens the
+ * page, so it is measured on its own. A code block or a table scrolling in its own box is fine.
+ */
+export function sidewaysScroll(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = window.innerWidth;
+    const found: string[] = [];
+    const pageWidth = document.documentElement.scrollWidth;
+    if (pageWidth > width) found.push(`the page is ${pageWidth} px wide`);
+    for (const dialog of Array.from(document.querySelectorAll('dialog[open]'))) {
+      const name = `the dialog "${document.getElementById(dialog.getAttribute('aria-labelledby') ?? '')?.textContent ?? '?'}"`;
+      const box = dialog.getBoundingClientRect();
+      if (box.left < 0 || box.right > width) found.push(`${name} spans ${Math.round(box.left)}–${Math.round(box.right)} px`);
+      if (dialog.scrollWidth > dialog.clientWidth) found.push(`${name} scrolls ${dialog.scrollWidth - dialog.clientWidth} px sideways`);
+    }
+    return found;
+  });
 }
 
 /** Signs in through the sign-in form (the page must be showing it) and waits for the page it leads to. */
