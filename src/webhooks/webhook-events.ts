@@ -38,6 +38,15 @@ export interface WebhookEventData {
 /** Delays before the 2nd, 3rd, … attempt of a delivery; after the last, it has failed (about 27.5 hours in all). */
 export const RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000] as const;
 
+/**
+ * When the next attempt of a delivery is due, after `attemptsMade` failed attempts the last of which
+ * ended at `now` (RETRY_DELAYS_MS); null after the eighth: there is none, the delivery has failed.
+ */
+export function nextAttemptAt(attemptsMade: number, now: Date): Date | null {
+  const delay = attemptsMade >= 1 ? RETRY_DELAYS_MS[attemptsMade - 1] : undefined;
+  return delay === undefined ? null : new Date(now.getTime() + delay);
+}
+
 /** An endpoint whose deliveries have failed for this long without one delivered is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 /** A receiver has this long to answer, headers and the part of the body kept. */
