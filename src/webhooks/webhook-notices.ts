@@ -3,6 +3,7 @@ import { PrismaService } from '../prisma/prisma.service';
 import { RefusalLog } from '../rate-limit/refusal-log';
 import { SurgeLog } from '../widget/surge-log';
 import { WebhookEmitter } from './webhook-emitter';
+import { expiryNoticeAt } from './webhook-events';
 import { WebhookQueue } from './webhook-queue';
 
 const HOUR_MS = 3_600_000;
@@ -91,7 +92,10 @@ export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** `api_key.expiring` for active keys expiring within 7 days (then within 1), once each; answers how many were sent. */
+  /**
+   * `api_key.expiring` for active keys expiring within 7 days (the week's notice), then within 1 (the
+   * last day's), once each, with the whole days left (expiryNoticeAt); answers how many were sent.
+   */
   async reportExpiringKeys(now = new Date()): Promise<number> {
     const inAWeek = new Date(now.getTime() + 7 * DAY_MS);
     const keys = await this.prisma.apiKey.findMany({
@@ -101,16 +105,17 @@ export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShut
     let sent = 0;
     for (const key of keys) {
       const expiresAt = key.expiresAt!;
-      const days = expiresAt.getTime() - now.getTime() <= DAY_MS ? 1 : 7;
+      const due = expiryNoticeAt(expiresAt, now);
+      if (due === null) continue;
       await this.prisma.$transaction(async (tx) => {
         const claimed = await tx.apiKey.updateMany({
-          where: { id: key.id, OR: [{ expiryNoticeDays: null }, { expiryNoticeDays: { gt: days } }] },
-          data: { expiryNoticeDays: days },
+          where: { id: key.id, OR: [{ expiryNoticeDays: null }, { expiryNoticeDays: { gt: due.notice } }] },
+          data: { expiryNoticeDays: due.notice },
         });
         if (claimed.count === 0) return;
         await this.emitter.emit(tx, key.accountId, 'api_key.expiring', {
           apiKey: { id: key.id, name: key.name, prefix: key.prefix, expiresAt: expiresAt.toISOString() },
-          daysLeft: days,
+          daysLeft: due.daysLeft,
         });
         sent += 1;
       });
