@@ -429,6 +429,43 @@ describe('webhook deliveries', () => {
     const actions = (await t.prisma.auditEvent.findMany({ where: { accountId: account.id, targetId: hook.id } })).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['webhook.test_sent', 'webhook.delivery_retried']));
   });
+
+  it.each([
+    'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+    'https://169.254.169.254/computeMetadata/v1/',
+    'http://[fd00:ec2::254]/latest/meta-data/',
+    'http://[::ffff:169.254.169.254]/latest/meta-data/',
+    'http://169.254.170.2/v2/credentials/',
+    'http://100.100.100.200/latest/meta-data/',
+  ])('refuses the cloud metadata address %s even with WEBHOOK_ALLOW_PRIVATE=true, on registration and on update', async (url) => {
+    const before = await t.prisma.webhookEndpoint.count({ where: { accountId: account.id } });
+    const res = await owner.create({ url });
+    expectError(res, 400, 'validation_failed');
+    expect(res.body.details).toEqual([{ field: 'url', message: 'url must not point to a cloud metadata address' }]);
+    expect(await t.prisma.webhookEndpoint.count({ where: { accountId: account.id } })).toBe(before);
+    const hook = await register('/stays');
+    expectError(await owner.update(hook.id, { url }), 400, 'validation_failed');
+    expect((await owner.get(hook.id)).body.url).toBe(receiver.url('/stays'));
+  });
+
+  it('refuses at delivery a cloud metadata address the URL came to point to, even with WEBHOOK_ALLOW_PRIVATE=true', async () => {
+    const metadata = await register('/metadata');
+    const loopback = await register('/loopback');
+    // What a name that resolved elsewhere at registration and to the metadata address later comes to.
+    await t.prisma.webhookEndpoint.update({ where: { id: metadata.id }, data: { url: 'http://169.254.169.254/latest/meta-data/' } });
+    await owner.test(metadata.id).expect(202);
+    await owner.test(loopback.id).expect(202);
+    const attempt = await eventually(async () => {
+      const [d] = await deliveriesOf(metadata.id);
+      expect(d.attempts).toHaveLength(1);
+      return d.attempts[0];
+    });
+    expect(attempt).toMatchObject({
+      responseStatus: null,
+      error: '169.254.169.254 is a cloud metadata address: never a webhook target',
+    });
+    await receiver.waitFor('/loopback'); // private addresses stay allowed
+  });
 });
 
 /** An endpoint failing for 5 days is disabled, audited, and its account's OWNERs and ADMINs are e-mailed. */
