@@ -430,6 +430,68 @@ describe('webhook deliveries', () => {
     expect(actions).toEqual(expect.arrayContaining(['webhook.test_sent', 'webhook.delivery_retried']));
   });
 
+  it('sends member.joined when an invitation is accepted and member.removed when the member is removed, naming the member and carrying no secret', async () => {
+    const team = await createAccount(t);
+    const auth = { Authorization: `Bearer ${team.owner.token}` };
+    const hook = (
+      await api(t, team.owner.token)
+        .create({ url: receiver.url('/members'), events: ['member.joined', 'member.removed'] })
+        .expect(201)
+    ).body as { secret: string };
+    const email = `joiner-${randomUUID()}@example.com`;
+    const password = 'a long enough passphrase to join with';
+    const invitation = (await t.http.post('/api/v1/team/invitations').set(auth).send({ email, role: 'DEVELOPER' }).expect(201)).body as {
+      token: string;
+    };
+    const session = (await t.http.post('/api/v1/auth/invitations/accept').send({ token: invitation.token, password }).expect(200)).body as {
+      token: string;
+    };
+    const joiner = (await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${session.token}`).expect(200)).body as { id: string };
+    const member = { id: joiner.id, email, role: 'DEVELOPER' };
+
+    const [joined] = await receiver.waitFor('/members');
+    expect(verified(hook.secret, joined)).toEqual({ type: 'member.joined', timestamp: expect.any(String), data: { member } });
+    const { passwordHash } = await t.prisma.user.findUniqueOrThrow({ where: { id: joiner.id } });
+
+    await t.http.delete(`/api/v1/team/members/${joiner.id}`).set(auth).expect(204);
+    const [, removed] = await receiver.waitFor('/members', 2);
+    expect(removed.headers['webhook-id']).not.toBe(joined.headers['webhook-id']);
+    expect(verified(hook.secret, removed)).toEqual({
+      type: 'member.removed',
+      timestamp: expect.any(String),
+      data: { member, actor: { id: team.owner.id, email: team.owner.email } },
+    });
+    for (const got of [joined, removed])
+      for (const secret of [invitation.token, password, passwordHash, session.token, team.owner.token, hook.secret])
+        expect(got.body).not.toContain(secret);
+  });
+
+  it('sends to a URL changed by PATCH from the next attempt on, a retry already scheduled included, and audits the change', async () => {
+    receiver.on('/moved-from', (_req, res) => {
+      res.statusCode = 503;
+      res.end('moving');
+    });
+    const hook = await register('/moved-from');
+    await owner.test(hook.id).expect(202);
+    const [first] = await receiver.waitFor('/moved-from');
+    // Its retry is due about 5 s after this failure; the endpoint moves meanwhile.
+    const moved = await owner.update(hook.id, { url: receiver.url('/moved-to') }).expect(200);
+    expect(moved.body.url).toBe(receiver.url('/moved-to'));
+    expect((await owner.get(hook.id)).body.url).toBe(receiver.url('/moved-to'));
+
+    const [retried] = await receiver.waitFor('/moved-to', 1, 15_000);
+    expect(retried.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(verified(hook.secret, retried).type).toBe('webhook.test');
+    await owner.test(hook.id).expect(202);
+    const [, next] = await receiver.waitFor('/moved-to', 2);
+    expect(next.headers['webhook-id']).not.toBe(first.headers['webhook-id']);
+    expect(verified(hook.secret, next).type).toBe('webhook.test');
+    expect(receiver.at('/moved-from')).toHaveLength(1);
+
+    const updates = await t.prisma.auditEvent.findMany({ where: { accountId: account.id, action: 'webhook.updated', targetId: hook.id } });
+    expect(updates.map((e) => [e.actorId, e.details])).toEqual([[account.owner.id, { url: receiver.url('/moved-to') }]]);
+  });
+
   it.each([
     'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
     'https://169.254.169.254/computeMetadata/v1/',
