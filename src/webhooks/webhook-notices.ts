@@ -15,9 +15,10 @@ const EXPIRY_CHECK = { name: 'api-key-expiry', cron: '*/15 * * * *' } as const;
 
 /**
  * The events nobody's request makes: `rate_limit.exceeded` — a key's first refusal in an hour,
- * with its count — and `api_key.expiring`, 7 days and 1 day before a key expires. Both are claimed on
- * the key's row (`rateLimitNoticeAt`, `expiryNoticeDays`) in the transaction that emits them, so
- * however many instances see the same thing, one event goes out (docs/WEBHOOKS.md, "Events").
+ * with its count — `api_key.expiring`, 7 days and 1 day before a key expires, and
+ * `widget.surge_started` / `widget.surge_ended`. Each is claimed on the key's row (`rateLimitNoticeAt`,
+ * `expiryNoticeDays`, `surgeStartedAt`) in the transaction that emits it, so however many instances
+ * see the same thing, one event goes out (docs/WEBHOOKS.md, "Events").
  */
 @Injectable()
 export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -75,9 +76,12 @@ export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShut
    * `widget.surge_started` when a key begins surging and `widget.surge_ended` when it stops, once per
    * surge however many instances see it: the key's `surgeStartedAt` is set by the first instance to
    * report the start and cleared by the first to report the end, each in the transaction that emits.
+   * Answers how many starts and ends this instance noticed, and how many of them it sent.
    */
-  async reportSurges(now = new Date()): Promise<void> {
-    for (const change of this.surges.drain(now.getTime())) {
+  async reportSurges(now = new Date()): Promise<{ noticed: number; sent: number }> {
+    const changes = this.surges.drain(now.getTime());
+    let sent = 0;
+    for (const change of changes) {
       await this.prisma.$transaction(async (tx) => {
         const claimed = await tx.apiKey.updateMany({
           where: { id: change.keyId, surgeStartedAt: change.started ? null : { not: null } },
@@ -88,8 +92,10 @@ export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShut
         const apiKey = { id: change.keyId, name: key.name };
         if (change.started) await this.emitter.emit(tx, change.accountId, 'widget.surge_started', { apiKey, level: change.level });
         else await this.emitter.emit(tx, change.accountId, 'widget.surge_ended', { apiKey });
+        sent += 1;
       });
     }
+    return { noticed: changes.length, sent };
   }
 
   /**

@@ -762,6 +762,7 @@ describe('webhook deliveries to private addresses', () => {
     receiver = await WebhookReceiver.start();
     const shared = {
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      WIDGET_VISITOR_PER_MINUTE: '1000',
       JWT_SECRET: randomBytes(32).toString('hex'),
       REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
     };
@@ -798,5 +799,63 @@ describe('webhook deliveries to private addresses', () => {
       byId.set(r.headers['webhook-id'], event.data.apiKey.name);
     }
     expect([...byId.values()].sort()).toEqual([...names].sort());
+  });
+
+  /** Each key's notices as the receiver got them at `path`: key id → the distinct webhook-ids. */
+  const noticesAt = (path: string, secret: string) => {
+    const byKey = new Map<string, Set<string>>();
+    for (const r of receiver.at(path)) {
+      const event = new Webhook(secret).verify(r.body, r.headers) as { data: { apiKey: { id: string } } };
+      byKey.set(event.data.apiKey.id, (byKey.get(event.data.apiKey.id) ?? new Set()).add(r.headers['webhook-id']));
+    }
+    return byKey;
+  };
+
+  it('sends each api_key.expiring notice once when both instances run the check at the same moment', async () => {
+    const account = await createAccount(a);
+    const hook = (
+      await api(a, account.owner.token)
+        .create({ url: receiver.url('/expiring'), events: ['api_key.expiring'] })
+        .expect(201)
+    ).body as { id: string; secret: string };
+    const keys = await Promise.all(
+      [2, 3, 4, 5, 6].map((days) =>
+        account.createKey({ name: `${days} days`, expiresAt: new Date(Date.now() + days * 86_400_000).toISOString() }),
+      ),
+    );
+    const ids = keys.map((k) => k.id).sort();
+    // What pg-boss's schedule runs, on both instances at once.
+    await Promise.all([a, b].map((t) => t.app.get(WebhookNotices).reportExpiringKeys()));
+    const deliveries = await a.prisma.webhookDelivery.findMany({ where: { endpointId: hook.id } });
+    expect(deliveries.map((d) => (d.payload as { data: { apiKey: { id: string } } }).data.apiKey.id).sort()).toEqual(ids);
+    await receiver.waitFor('/expiring', keys.length);
+    const got = noticesAt('/expiring', hook.secret);
+    expect([...got.keys()].sort()).toEqual(ids);
+    for (const webhookIds of got.values()) expect(webhookIds.size).toBe(1);
+  });
+
+  it('sends one widget.surge_started for a surge both instances see and report at the same moment', async () => {
+    const account = await createAccount(a, 'pro');
+    const hook = (
+      await api(a, account.owner.token)
+        .create({ url: receiver.url('/surge'), events: ['widget.surge_started'] })
+        .expect(201)
+    ).body as { id: string; secret: string };
+    const { id, key } = await account.createKey({ name: 'Busy form', scopes: ['widget'] });
+    const notices = [a, b].map((t) => t.app.get(WebhookNotices));
+    // Their own reports every 5 seconds stop, so that each instance's report is the one below.
+    for (const n of notices) n.onApplicationShutdown();
+    // Fifty challenges at once on each instance: each sees its own surge.
+    for (const t of [a, b]) for (let i = 0; i < 50; i++) await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', key).expect(200);
+    const reports = await Promise.all(notices.map((n) => n.reportSurges()));
+    expect(reports.map((r) => r.noticed)).toEqual([1, 1]);
+    expect(reports.reduce((sum, r) => sum + r.sent, 0)).toBe(1);
+    expect(await a.prisma.webhookDelivery.count({ where: { endpointId: hook.id } })).toBe(1);
+    const [got] = await receiver.waitFor('/surge');
+    expect(new Webhook(hook.secret).verify(got.body, got.headers)).toMatchObject({
+      type: 'widget.surge_started',
+      data: { apiKey: { id, name: 'Busy form' } },
+    });
+    expect([...noticesAt('/surge', hook.secret).values()].map((webhookIds) => webhookIds.size)).toEqual([1]);
   });
 });
