@@ -4,7 +4,8 @@ import { join, relative, resolve } from 'node:path';
 /**
  * Comments and API descriptions cite the docs as `docs/X.md, "Section"`. Every such reference in
  * src/ and dashboard/src/ must name a file of this repository and, when it names a section, a
- * heading of that file: a renamed heading or a moved file fails here, not in a reader's hands.
+ * heading of that file: a renamed heading or a moved file fails here, not in a reader's hands. The
+ * same holds for the source files they name from the repository's root (`src/x.ts`).
  */
 const ROOT = resolve(__dirname, '..');
 const SCANNED = ['src', 'dashboard/src'];
@@ -58,7 +59,15 @@ function problemWith(ref: Reference): string | undefined {
   return undefined;
 }
 
-const references = SCANNED.flatMap((dir) => sourceFiles(join(ROOT, dir))).flatMap(referencesIn);
+const scanned = SCANNED.flatMap((dir) => sourceFiles(join(ROOT, dir)));
+const references = scanned.flatMap(referencesIn);
+
+/** A source file named from the repository's root: `src/x.ts`, `dashboard/src/x.tsx`, `test/e2e/x.e2e-spec.ts`. */
+const SOURCE_REFERENCE = /(?<![\w./-])((?:src|dashboard\/src|widget\/src|test|scripts|bench)\/[\w./-]+\.tsx?)\b/g;
+
+const sourceReferences = scanned.flatMap((path) =>
+  [...unwrapped(readFileSync(path, 'utf8')).matchAll(SOURCE_REFERENCE)].map(([, file]) => ({ from: relative(ROOT, path), file })),
+);
 
 describe('references to the docs from the code', () => {
   it('are found (the scan reads the comments it checks)', () => {
@@ -88,5 +97,17 @@ describe('references to the docs from the code', () => {
       ['docs/DECISIONS.md', 'Memory footprint'],
       ['docs/API.md', 'Errors'],
     ]);
+  });
+});
+
+describe('references to source files from the code', () => {
+  it('are found', () => {
+    expect(sourceReferences).toContainEqual({ from: 'src/http/http.module.ts', file: 'src/app.setup.ts' });
+    expect(sourceReferences).toContainEqual({ from: 'dashboard/src/widget.ts', file: 'widget/src/gatehouse.ts' });
+  });
+
+  it('each name a file of the repository', () => {
+    const missing = sourceReferences.filter((r) => !existsSync(join(ROOT, r.file))).map((r) => `${r.from}: ${r.file} does not exist`);
+    expect(missing).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ export interface KeyRefusals {
 /**
  * API keys refused by the rate limiter, gathered on the request path at the cost of a map update per
  * 429 and handed off the request path in batches (`drain`) — to the `rate_limit.exceeded` webhook
- * event (src/webhooks/rate-limit-notices.ts). Bounded: at most MAX_KEYS keys wait between drains.
+ * event (src/webhooks/webhook-notices.ts). Bounded: at most MAX_KEYS keys wait between drains.
  */
 @Injectable()
 export class RefusalLog {

@@ -6,7 +6,7 @@ import type { Prisma, WebhookDelivery, WebhookEndpoint } from '../generated/pris
 import { Mailer } from '../mail/mailer';
 import { Metrics } from '../metrics/metrics';
 import { PrismaService } from '../prisma/prisma.service';
-import { DISABLE_AFTER_FAILING_MS, RESPONSE_BODY_LIMIT, RETRY_DELAYS_MS } from './webhook-events';
+import { DISABLE_AFTER_FAILING_MS, nextAttemptAt, RESPONSE_BODY_LIMIT } from './webhook-events';
 import { WebhookQueue } from './webhook-queue';
 import { SendOutcome, WebhookSender } from './webhook-sender';
 
@@ -17,7 +17,7 @@ type DisabledReason = 'gone' | 'failing';
  * Makes one attempt of a delivery, as a job of the queue on whichever instance took it: signs the
  * body as Standard Webhooks says (with the endpoint's secret, and during a rotation's grace period
  * with the old one too), POSTs it, and records the attempt and what follows in one transaction —
- * delivered (2xx), the next attempt enqueued (RETRY_DELAYS_MS), failed (no attempt left), or the
+ * delivered (2xx), the next attempt enqueued (nextAttemptAt), failed (no attempt left), or the
  * endpoint disabled (410, or failing for 5 days; audited, OWNERs and ADMINs e-mailed).
  * Runs at least once per attempt: an instance that dies mid-attempt leaves the job to expire and be
  * taken again, and the receiver then sees the same `webhook-id` again.
@@ -94,12 +94,12 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
           ? 'redirects are not followed'
           : null);
     const attemptCount = delivery.attemptCount + 1;
-    const retryIn = delivered || gone ? undefined : RETRY_DELAYS_MS[attemptCount - 1];
     const failingSince = delivered ? null : (endpoint.failingSince ?? now);
     let disable: DisabledReason | undefined;
     if (gone) disable = 'gone';
     else if (!delivered && now.getTime() - failingSince!.getTime() >= DISABLE_AFTER_FAILING_MS) disable = 'failing';
     if (delivery.eventType === 'webhook.test' && !endpoint.enabled) disable = undefined; // a test of a disabled endpoint changes nothing
+    const next = delivered || gone || disable !== undefined ? null : nextAttemptAt(attemptCount, now);
 
     await this.prisma.$transaction(async (tx) => {
       await tx.webhookAttempt.create({
@@ -112,7 +112,6 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
           responseBody: outcome.body === undefined ? null : outcome.body.slice(0, RESPONSE_BODY_LIMIT),
         },
       });
-      const next = retryIn !== undefined && disable === undefined ? new Date(now.getTime() + retryIn) : null;
       await tx.webhookDelivery.update({
         where: { id: delivery.id },
         data: {
@@ -127,7 +126,7 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
       if (endpoint.enabled) await tx.webhookEndpoint.update({ where: { id: endpoint.id }, data: { failingSince } });
       if (disable !== undefined && endpoint.enabled) await this.disable(tx, endpoint, disable);
     });
-    this.metrics.webhookDelivery(delivered ? 'delivered' : retryIn !== undefined && disable === undefined ? 'retrying' : 'failed');
+    this.metrics.webhookDelivery(delivered ? 'delivered' : next !== null ? 'retrying' : 'failed');
     if (disable !== undefined && endpoint.enabled) await this.tellAdmins(endpoint, disable);
   }
 

@@ -38,6 +38,35 @@ export interface WebhookEventData {
 /** Delays before the 2nd, 3rd, … attempt of a delivery; after the last, it has failed (about 27.5 hours in all). */
 export const RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 5 * 3_600_000, 10 * 3_600_000, 10 * 3_600_000] as const;
 
+/**
+ * When the next attempt of a delivery is due, after `attemptsMade` failed attempts the last of which
+ * ended at `now` (RETRY_DELAYS_MS); null after the eighth: there is none, the delivery has failed.
+ */
+export function nextAttemptAt(attemptsMade: number, now: Date): Date | null {
+  const delay = attemptsMade >= 1 ? RETRY_DELAYS_MS[attemptsMade - 1] : undefined;
+  return delay === undefined ? null : new Date(now.getTime() + delay);
+}
+
+const DAY_MS = 24 * 3_600_000;
+
+/** The `api_key.expiring` notice due for a key: which one (7: the week's, 1: the last day's) and the days it says are left. */
+export interface ExpiryNotice {
+  readonly notice: 7 | 1;
+  /** The whole days left, rounded up: 7 for the week's notice of a key made with longer, fewer for one made with less. */
+  readonly daysLeft: number;
+}
+
+/**
+ * The notice due, at `now`, for a key expiring at `expiresAt`: the week's within 7 days, the last
+ * day's within 1; none before, nor once it has expired. A key made with 3 days left gets the week's
+ * notice at once saying 3, then the last day's.
+ */
+export function expiryNoticeAt(expiresAt: Date, now: Date): ExpiryNotice | null {
+  const left = expiresAt.getTime() - now.getTime();
+  if (left <= 0 || left > 7 * DAY_MS) return null;
+  return { notice: left <= DAY_MS ? 1 : 7, daysLeft: Math.ceil(left / DAY_MS) };
+}
+
 /** An endpoint whose deliveries have failed for this long without one delivered is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 /** A receiver has this long to answer, headers and the part of the body kept. */

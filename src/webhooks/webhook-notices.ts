@@ -3,6 +3,7 @@ import { PrismaService } from '../prisma/prisma.service';
 import { RefusalLog } from '../rate-limit/refusal-log';
 import { SurgeLog } from '../widget/surge-log';
 import { WebhookEmitter } from './webhook-emitter';
+import { expiryNoticeAt } from './webhook-events';
 import { WebhookQueue } from './webhook-queue';
 
 const HOUR_MS = 3_600_000;
@@ -14,9 +15,10 @@ const EXPIRY_CHECK = { name: 'api-key-expiry', cron: '*/15 * * * *' } as const;
 
 /**
  * The events nobody's request makes: `rate_limit.exceeded` — a key's first refusal in an hour,
- * with its count — and `api_key.expiring`, 7 days and 1 day before a key expires. Both are claimed on
- * the key's row (`rateLimitNoticeAt`, `expiryNoticeDays`) in the transaction that emits them, so
- * however many instances see the same thing, one event goes out (docs/WEBHOOKS.md, "Events").
+ * with its count — `api_key.expiring`, 7 days and 1 day before a key expires, and
+ * `widget.surge_started` / `widget.surge_ended`. Each is claimed on the key's row (`rateLimitNoticeAt`,
+ * `expiryNoticeDays`, `surgeStartedAt`) in the transaction that emits it, so however many instances
+ * see the same thing, one event goes out (docs/WEBHOOKS.md, "Events").
  */
 @Injectable()
 export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -74,9 +76,12 @@ export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShut
    * `widget.surge_started` when a key begins surging and `widget.surge_ended` when it stops, once per
    * surge however many instances see it: the key's `surgeStartedAt` is set by the first instance to
    * report the start and cleared by the first to report the end, each in the transaction that emits.
+   * Answers how many starts and ends this instance noticed, and how many of them it sent.
    */
-  async reportSurges(now = new Date()): Promise<void> {
-    for (const change of this.surges.drain(now.getTime())) {
+  async reportSurges(now = new Date()): Promise<{ noticed: number; sent: number }> {
+    const changes = this.surges.drain(now.getTime());
+    let sent = 0;
+    for (const change of changes) {
       await this.prisma.$transaction(async (tx) => {
         const claimed = await tx.apiKey.updateMany({
           where: { id: change.keyId, surgeStartedAt: change.started ? null : { not: null } },
@@ -87,11 +92,16 @@ export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShut
         const apiKey = { id: change.keyId, name: key.name };
         if (change.started) await this.emitter.emit(tx, change.accountId, 'widget.surge_started', { apiKey, level: change.level });
         else await this.emitter.emit(tx, change.accountId, 'widget.surge_ended', { apiKey });
+        sent += 1;
       });
     }
+    return { noticed: changes.length, sent };
   }
 
-  /** `api_key.expiring` for active keys expiring within 7 days (then within 1), once each; answers how many were sent. */
+  /**
+   * `api_key.expiring` for active keys expiring within 7 days (the week's notice), then within 1 (the
+   * last day's), once each, with the whole days left (expiryNoticeAt); answers how many were sent.
+   */
   async reportExpiringKeys(now = new Date()): Promise<number> {
     const inAWeek = new Date(now.getTime() + 7 * DAY_MS);
     const keys = await this.prisma.apiKey.findMany({
@@ -101,16 +111,17 @@ export class WebhookNotices implements OnApplicationBootstrap, OnApplicationShut
     let sent = 0;
     for (const key of keys) {
       const expiresAt = key.expiresAt!;
-      const days = expiresAt.getTime() - now.getTime() <= DAY_MS ? 1 : 7;
+      const due = expiryNoticeAt(expiresAt, now);
+      if (due === null) continue;
       await this.prisma.$transaction(async (tx) => {
         const claimed = await tx.apiKey.updateMany({
-          where: { id: key.id, OR: [{ expiryNoticeDays: null }, { expiryNoticeDays: { gt: days } }] },
-          data: { expiryNoticeDays: days },
+          where: { id: key.id, OR: [{ expiryNoticeDays: null }, { expiryNoticeDays: { gt: due.notice } }] },
+          data: { expiryNoticeDays: due.notice },
         });
         if (claimed.count === 0) return;
         await this.emitter.emit(tx, key.accountId, 'api_key.expiring', {
           apiKey: { id: key.id, name: key.name, prefix: key.prefix, expiresAt: expiresAt.toISOString() },
-          daysLeft: days,
+          daysLeft: due.daysLeft,
         });
         sent += 1;
       });

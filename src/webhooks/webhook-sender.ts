@@ -1,6 +1,9 @@
+import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { LookupFunction, Socket, TcpNetConnectOpts } from 'node:net';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+import { isMetadataAddress } from './url-policy';
 import { DELIVERY_TIMEOUT_MS, RESPONSE_BODY_LIMIT } from './webhook-events';
 
 /** What one POST to a receiver came to. */
@@ -16,24 +19,64 @@ export interface SendOutcome {
   readonly aborted?: true;
 }
 
+const metadataRefused = (address: string, host: string) =>
+  new Error(`${host === address ? address : `${host} (${address})`} is a cloud metadata address: never a webhook target`);
+
+/** `lookup`, failing when an address it answers for `hostname` is a cloud metadata address. */
+function refusingMetadata(lookup: LookupFunction): LookupFunction {
+  return (hostname, options, callback) =>
+    lookup(hostname, options, (err, address, family) => {
+      if (err !== null) return callback(err, address, family);
+      const found = (typeof address === 'string' ? [address] : address.map((a) => a.address)).find(isMetadataAddress);
+      if (found !== undefined) return callback(metadataRefused(found, hostname), address, family);
+      callback(null, address, family);
+    });
+}
+
+/**
+ * The connection options with the metadata rule on top of request-filtering-agent's, whose
+ * `allowPrivateIPAddress` lets every link-local address through (its `allowMetaIPAddress` is about
+ * 0.0.0.0 and ::, and its `denyIPAddressList` compares text, which `::ffff:a9fe:a9fe` escapes): an
+ * IP address given as the host is refused at once (it throws, as the agent's own refusal does), a
+ * name when it resolves to one.
+ */
+function refuseMetadata(options: TcpNetConnectOpts): TcpNetConnectOpts {
+  if (options.host !== undefined && isMetadataAddress(options.host)) throw metadataRefused(options.host, options.host);
+  return { ...options, lookup: refusingMetadata(options.lookup ?? dnsLookup) };
+}
+
+/** request-filtering-agent's http agent, refusing cloud metadata addresses whatever its options. */
+export class DeliveryHttpAgent extends RequestFilteringHttpAgent {
+  override createConnection(options: TcpNetConnectOpts, listener?: (error: Error | null, socket: Socket) => void): Socket {
+    return super.createConnection(refuseMetadata(options), listener) as Socket;
+  }
+}
+
+/** request-filtering-agent's https agent, refusing cloud metadata addresses whatever its options. */
+export class DeliveryHttpsAgent extends RequestFilteringHttpsAgent {
+  override createConnection(options: TcpNetConnectOpts, listener?: (error: Error | null, socket: Socket) => void): Socket {
+    return super.createConnection(refuseMetadata(options), listener) as Socket;
+  }
+}
+
 /**
  * POSTs webhook bodies. The agents (request-filtering-agent) check the address each connection is
  * actually made to — after DNS, so a name that resolved to a public address at registration and to
- * 127.0.0.1 now (DNS rebinding) is refused — and refuse loopback, private, link-local (cloud metadata)
- * and unspecified addresses unless `allowPrivate`. Redirects are not followed (Node's client never
- * does). The whole exchange has DELIVERY_TIMEOUT_MS; only the first RESPONSE_BODY_LIMIT bytes of the
+ * 127.0.0.1 now (DNS rebinding) is refused — and refuse loopback, private, link-local and unspecified
+ * addresses unless `allowPrivate`, and cloud metadata addresses (isMetadataAddress) always. Redirects
+ * are not followed (Node's client never does). The whole exchange has DELIVERY_TIMEOUT_MS; only the first RESPONSE_BODY_LIMIT bytes of the
  * answer are read, then the connection is dropped, so a receiver that streams 100 MB costs 1 KB.
  */
 export class WebhookSender {
-  private readonly httpsAgent: RequestFilteringHttpsAgent;
-  private readonly httpAgent?: RequestFilteringHttpAgent;
+  private readonly httpsAgent: DeliveryHttpsAgent;
+  private readonly httpAgent?: DeliveryHttpAgent;
   /** Requests in flight, for abortAll(). */
   private readonly inFlight = new Map<ReturnType<typeof httpRequest>, () => void>();
 
   constructor(allowPrivate: boolean) {
     const options = { allowPrivateIPAddress: allowPrivate, allowMetaIPAddress: false, keepAlive: false };
-    this.httpsAgent = new RequestFilteringHttpsAgent(options);
-    if (allowPrivate) this.httpAgent = new RequestFilteringHttpAgent(options); // http only with WEBHOOK_ALLOW_PRIVATE
+    this.httpsAgent = new DeliveryHttpsAgent(options);
+    if (allowPrivate) this.httpAgent = new DeliveryHttpAgent(options); // http only with WEBHOOK_ALLOW_PRIVATE
   }
 
   send(url: string, headers: Record<string, string>, body: string): Promise<SendOutcome> {

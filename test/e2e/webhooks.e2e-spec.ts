@@ -429,6 +429,105 @@ describe('webhook deliveries', () => {
     const actions = (await t.prisma.auditEvent.findMany({ where: { accountId: account.id, targetId: hook.id } })).map((e) => e.action);
     expect(actions).toEqual(expect.arrayContaining(['webhook.test_sent', 'webhook.delivery_retried']));
   });
+
+  it('sends member.joined when an invitation is accepted and member.removed when the member is removed, naming the member and carrying no secret', async () => {
+    const team = await createAccount(t);
+    const auth = { Authorization: `Bearer ${team.owner.token}` };
+    const hook = (
+      await api(t, team.owner.token)
+        .create({ url: receiver.url('/members'), events: ['member.joined', 'member.removed'] })
+        .expect(201)
+    ).body as { secret: string };
+    const email = `joiner-${randomUUID()}@example.com`;
+    const password = 'a long enough passphrase to join with';
+    const invitation = (await t.http.post('/api/v1/team/invitations').set(auth).send({ email, role: 'DEVELOPER' }).expect(201)).body as {
+      token: string;
+    };
+    const session = (await t.http.post('/api/v1/auth/invitations/accept').send({ token: invitation.token, password }).expect(200)).body as {
+      token: string;
+    };
+    const joiner = (await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${session.token}`).expect(200)).body as { id: string };
+    const member = { id: joiner.id, email, role: 'DEVELOPER' };
+
+    const [joined] = await receiver.waitFor('/members');
+    expect(verified(hook.secret, joined)).toEqual({ type: 'member.joined', timestamp: expect.any(String), data: { member } });
+    const { passwordHash } = await t.prisma.user.findUniqueOrThrow({ where: { id: joiner.id } });
+
+    await t.http.delete(`/api/v1/team/members/${joiner.id}`).set(auth).expect(204);
+    const [, removed] = await receiver.waitFor('/members', 2);
+    expect(removed.headers['webhook-id']).not.toBe(joined.headers['webhook-id']);
+    expect(verified(hook.secret, removed)).toEqual({
+      type: 'member.removed',
+      timestamp: expect.any(String),
+      data: { member, actor: { id: team.owner.id, email: team.owner.email } },
+    });
+    for (const got of [joined, removed])
+      for (const secret of [invitation.token, password, passwordHash, session.token, team.owner.token, hook.secret])
+        expect(got.body).not.toContain(secret);
+  });
+
+  it('sends to a URL changed by PATCH from the next attempt on, a retry already scheduled included, and audits the change', async () => {
+    receiver.on('/moved-from', (_req, res) => {
+      res.statusCode = 503;
+      res.end('moving');
+    });
+    const hook = await register('/moved-from');
+    await owner.test(hook.id).expect(202);
+    const [first] = await receiver.waitFor('/moved-from');
+    // Its retry is due about 5 s after this failure; the endpoint moves meanwhile.
+    const moved = await owner.update(hook.id, { url: receiver.url('/moved-to') }).expect(200);
+    expect(moved.body.url).toBe(receiver.url('/moved-to'));
+    expect((await owner.get(hook.id)).body.url).toBe(receiver.url('/moved-to'));
+
+    const [retried] = await receiver.waitFor('/moved-to', 1, 15_000);
+    expect(retried.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    expect(verified(hook.secret, retried).type).toBe('webhook.test');
+    await owner.test(hook.id).expect(202);
+    const [, next] = await receiver.waitFor('/moved-to', 2);
+    expect(next.headers['webhook-id']).not.toBe(first.headers['webhook-id']);
+    expect(verified(hook.secret, next).type).toBe('webhook.test');
+    expect(receiver.at('/moved-from')).toHaveLength(1);
+
+    const updates = await t.prisma.auditEvent.findMany({ where: { accountId: account.id, action: 'webhook.updated', targetId: hook.id } });
+    expect(updates.map((e) => [e.actorId, e.details])).toEqual([[account.owner.id, { url: receiver.url('/moved-to') }]]);
+  });
+
+  it.each([
+    'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+    'https://169.254.169.254/computeMetadata/v1/',
+    'http://[fd00:ec2::254]/latest/meta-data/',
+    'http://[::ffff:169.254.169.254]/latest/meta-data/',
+    'http://169.254.170.2/v2/credentials/',
+    'http://100.100.100.200/latest/meta-data/',
+  ])('refuses the cloud metadata address %s even with WEBHOOK_ALLOW_PRIVATE=true, on registration and on update', async (url) => {
+    const before = await t.prisma.webhookEndpoint.count({ where: { accountId: account.id } });
+    const res = await owner.create({ url });
+    expectError(res, 400, 'validation_failed');
+    expect(res.body.details).toEqual([{ field: 'url', message: 'url must not point to a cloud metadata address' }]);
+    expect(await t.prisma.webhookEndpoint.count({ where: { accountId: account.id } })).toBe(before);
+    const hook = await register('/stays');
+    expectError(await owner.update(hook.id, { url }), 400, 'validation_failed');
+    expect((await owner.get(hook.id)).body.url).toBe(receiver.url('/stays'));
+  });
+
+  it('refuses at delivery a cloud metadata address the URL came to point to, even with WEBHOOK_ALLOW_PRIVATE=true', async () => {
+    const metadata = await register('/metadata');
+    const loopback = await register('/loopback');
+    // What a name that resolved elsewhere at registration and to the metadata address later comes to.
+    await t.prisma.webhookEndpoint.update({ where: { id: metadata.id }, data: { url: 'http://169.254.169.254/latest/meta-data/' } });
+    await owner.test(metadata.id).expect(202);
+    await owner.test(loopback.id).expect(202);
+    const attempt = await eventually(async () => {
+      const [d] = await deliveriesOf(metadata.id);
+      expect(d.attempts).toHaveLength(1);
+      return d.attempts[0];
+    });
+    expect(attempt).toMatchObject({
+      responseStatus: null,
+      error: '169.254.169.254 is a cloud metadata address: never a webhook target',
+    });
+    await receiver.waitFor('/loopback'); // private addresses stay allowed
+  });
 });
 
 /** An endpoint failing for 5 days is disabled, audited, and its account's OWNERs and ADMINs are e-mailed. */
@@ -580,7 +679,7 @@ describe('webhook notices', () => {
     expect((await t.prisma.apiKey.findUniqueOrThrow({ where: { id } })).surgeStartedAt).toBeNull();
   });
 
-  it('sends api_key.expiring 7 days and 1 day before a key expires, once each', async () => {
+  it('sends api_key.expiring 7 days and 1 day before a key expires, once each, with the days really left', async () => {
     const notices = t.app.get(WebhookNotices);
     const soon = await account.createKey({ name: 'Three days', expiresAt: new Date(Date.now() + 3 * 86_400_000).toISOString() });
     const sooner = await account.createKey({ name: 'Half a day', expiresAt: new Date(Date.now() + 12 * 3_600_000).toISOString() });
@@ -597,16 +696,17 @@ describe('webhook notices', () => {
         .filter((e) => e.type === 'api_key.expiring')
         .map((e) => [(e.data.apiKey as { id: string }).id, e.data.daysLeft]);
     };
+    // A key made with 3 days left gets the week's notice at once, saying so.
     expect(await expiring(2)).toEqual(
       expect.arrayContaining([
-        [soon.id, 7],
+        [soon.id, 3],
         [sooner.id, 1],
       ]),
     );
     // Two and a half days on, the first key is within a day of expiring: its second notice.
     expect(await notices.reportExpiringKeys(new Date(Date.now() + 2.5 * 86_400_000))).toBe(1);
     expect((await expiring(3)).filter(([id]) => id === soon.id)).toEqual([
-      [soon.id, 7],
+      [soon.id, 3],
       [soon.id, 1],
     ]);
   });
@@ -662,6 +762,7 @@ describe('webhook deliveries to private addresses', () => {
     receiver = await WebhookReceiver.start();
     const shared = {
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      WIDGET_VISITOR_PER_MINUTE: '1000',
       JWT_SECRET: randomBytes(32).toString('hex'),
       REDIS_KEY_PREFIX: `gatehouse-test:${randomUUID()}:`,
     };
@@ -698,5 +799,63 @@ describe('webhook deliveries to private addresses', () => {
       byId.set(r.headers['webhook-id'], event.data.apiKey.name);
     }
     expect([...byId.values()].sort()).toEqual([...names].sort());
+  });
+
+  /** Each key's notices as the receiver got them at `path`: key id → the distinct webhook-ids. */
+  const noticesAt = (path: string, secret: string) => {
+    const byKey = new Map<string, Set<string>>();
+    for (const r of receiver.at(path)) {
+      const event = new Webhook(secret).verify(r.body, r.headers) as { data: { apiKey: { id: string } } };
+      byKey.set(event.data.apiKey.id, (byKey.get(event.data.apiKey.id) ?? new Set()).add(r.headers['webhook-id']));
+    }
+    return byKey;
+  };
+
+  it('sends each api_key.expiring notice once when both instances run the check at the same moment', async () => {
+    const account = await createAccount(a);
+    const hook = (
+      await api(a, account.owner.token)
+        .create({ url: receiver.url('/expiring'), events: ['api_key.expiring'] })
+        .expect(201)
+    ).body as { id: string; secret: string };
+    const keys = await Promise.all(
+      [2, 3, 4, 5, 6].map((days) =>
+        account.createKey({ name: `${days} days`, expiresAt: new Date(Date.now() + days * 86_400_000).toISOString() }),
+      ),
+    );
+    const ids = keys.map((k) => k.id).sort();
+    // What pg-boss's schedule runs, on both instances at once.
+    await Promise.all([a, b].map((t) => t.app.get(WebhookNotices).reportExpiringKeys()));
+    const deliveries = await a.prisma.webhookDelivery.findMany({ where: { endpointId: hook.id } });
+    expect(deliveries.map((d) => (d.payload as { data: { apiKey: { id: string } } }).data.apiKey.id).sort()).toEqual(ids);
+    await receiver.waitFor('/expiring', keys.length);
+    const got = noticesAt('/expiring', hook.secret);
+    expect([...got.keys()].sort()).toEqual(ids);
+    for (const webhookIds of got.values()) expect(webhookIds.size).toBe(1);
+  });
+
+  it('sends one widget.surge_started for a surge both instances see and report at the same moment', async () => {
+    const account = await createAccount(a, 'pro');
+    const hook = (
+      await api(a, account.owner.token)
+        .create({ url: receiver.url('/surge'), events: ['widget.surge_started'] })
+        .expect(201)
+    ).body as { id: string; secret: string };
+    const { id, key } = await account.createKey({ name: 'Busy form', scopes: ['widget'] });
+    const notices = [a, b].map((t) => t.app.get(WebhookNotices));
+    // Their own reports every 5 seconds stop, so that each instance's report is the one below.
+    for (const n of notices) n.onApplicationShutdown();
+    // Fifty challenges at once on each instance: each sees its own surge.
+    for (const t of [a, b]) for (let i = 0; i < 50; i++) await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', key).expect(200);
+    const reports = await Promise.all(notices.map((n) => n.reportSurges()));
+    expect(reports.map((r) => r.noticed)).toEqual([1, 1]);
+    expect(reports.reduce((sum, r) => sum + r.sent, 0)).toBe(1);
+    expect(await a.prisma.webhookDelivery.count({ where: { endpointId: hook.id } })).toBe(1);
+    const [got] = await receiver.waitFor('/surge');
+    expect(new Webhook(hook.secret).verify(got.body, got.headers)).toMatchObject({
+      type: 'widget.surge_started',
+      data: { apiKey: { id, name: 'Busy form' } },
+    });
+    expect([...noticesAt('/surge', hook.secret).values()].map((webhookIds) => webhookIds.size)).toEqual([1]);
   });
 });
