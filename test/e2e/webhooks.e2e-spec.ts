@@ -688,7 +688,8 @@ describe('webhook notices', () => {
     expect(await t.prisma.$queryRawUnsafe('SELECT name, cron FROM pgboss.schedule')).toEqual([
       { name: 'api-key-expiry', cron: '*/15 * * * *' },
     ]);
-    expect(await notices.reportExpiringKeys()).toBe(2);
+    // The schedule's own run may come a moment before this one: either way each key is claimed once.
+    await notices.reportExpiringKeys();
     expect(await notices.reportExpiringKeys()).toBe(0);
     const expiring = async (n: number) => {
       await eventually(() => events().filter((e) => e.type === 'api_key.expiring').length >= n);
@@ -697,11 +698,11 @@ describe('webhook notices', () => {
         .map((e) => [(e.data.apiKey as { id: string }).id, e.data.daysLeft]);
     };
     // A key made with 3 days left gets the week's notice at once, saying so.
-    expect(await expiring(2)).toEqual(
-      expect.arrayContaining([
+    expect((await expiring(2)).sort()).toEqual(
+      [
         [soon.id, 3],
         [sooner.id, 1],
-      ]),
+      ].sort(),
     );
     // Two and a half days on, the first key is within a day of expiring: its second notice.
     expect(await notices.reportExpiringKeys(new Date(Date.now() + 2.5 * 86_400_000))).toBe(1);

@@ -2019,7 +2019,7 @@ export interface components {
         };
         CreateWebhookEndpointDto: {
             /**
-             * @description Where events are POSTed: an https URL without user or password whose host is a public address (with WEBHOOK_ALLOW_PRIVATE=true also http and private addresses).
+             * @description Where events are POSTed: an https URL without user or password whose host is a public address (with WEBHOOK_ALLOW_PRIVATE=true also http and private addresses, never a cloud metadata address).
              * @example https://shop.example.com/hooks/gatehouse
              */
             url: string;
@@ -2092,7 +2092,7 @@ export interface components {
         };
         UpdateWebhookEndpointDto: {
             /**
-             * @description Where events are POSTed: an https URL without user or password whose host is a public address (with WEBHOOK_ALLOW_PRIVATE=true also http and private addresses).
+             * @description Where events are POSTed: an https URL without user or password whose host is a public address (with WEBHOOK_ALLOW_PRIVATE=true also http and private addresses, never a cloud metadata address).
              * @example https://shop.example.com/hooks/gatehouse
              */
             url?: string;

@@ -7,7 +7,7 @@ import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../webhook-events';
 export class CreateWebhookEndpointDto {
   @ApiProperty({
     description:
-      'Where events are POSTed: an https URL without user or password whose host is a public address (with WEBHOOK_ALLOW_PRIVATE=true also http and private addresses).',
+      'Where events are POSTed: an https URL without user or password whose host is a public address (with WEBHOOK_ALLOW_PRIVATE=true also http and private addresses, never a cloud metadata address).',
     maxLength: MAX_URL_LENGTH,
     example: 'https://shop.example.com/hooks/gatehouse',
   })
