@@ -370,7 +370,7 @@ export interface paths {
         };
         /**
          * The filtered audit log as a CSV download
-         * @description Every event the filters select, newest first, streamed as it is read (at most 100000 events: a range with more answers 400 validation_failed before anything is sent). Columns: createdAt, action, actorId, actorEmail, actorName, ip, targetType, targetId, targetName, requestId, details; a cell starting with = + - @ (or a tab or carriage return) gets a leading ' so that spreadsheets never run it as a formula.
+         * @description Every event the filters select, newest first, streamed as it is read (at most 100000 events: a range with more answers 400 validation_failed before anything is sent). At most 2 exports of an account run at once on an instance; one more answers 429 rate_limit_exceeded with Retry-After. Columns: createdAt, action, actorId, actorEmail, actorName, ip, targetType, targetId, targetName, requestId, details; a cell starting with = + - @ (or a tab or carriage return) gets a leading ' so that spreadsheets never run it as a formula.
          */
         get: operations["AuditController_export"];
         put?: never;
