@@ -328,6 +328,7 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('GET', '/api/v1/webhooks', { token: owner.token })).status).toBe(200);
     expect((await call('GET', hookUrl, { token: owner.token })).status).toBe(200);
     expect((await call('PATCH', hookUrl, { token: owner.token, body: { enabled: false, events: ['webhook.test'] } })).status).toBe(200);
+    expect((await call('PATCH', hookUrl, { token: owner.token, body: { description: null } })).body).toMatchObject({ description: null });
     expect((await call('POST', `${hookUrl}/rotate-secret`, { token: owner.token, body: { gracePeriodSeconds: 60 } })).status).toBe(200);
     const test = await call('POST', `${hookUrl}/test`, { token: owner.token });
     expect(test.status).toBe(202);

@@ -160,6 +160,40 @@ describe('/api/v1/webhooks', () => {
     expect((await owner.get(id)).body).toMatchObject({ url: `${PUBLIC}/keep`, description: null });
   });
 
+  it('removes a description with null; an empty or too long one is refused and changes nothing; each change audited', async () => {
+    const owner = api(t, account.owner.token);
+    const { id } = (await owner.create({ url: `${PUBLIC}/described` }).expect(201)).body as { id: string };
+    expect((await owner.update(id, { description: 'Billing' }).expect(200)).body.description).toBe('Billing');
+
+    const removed = await owner.update(id, { description: null }).expect(200);
+    expect(removed.body).toMatchObject({ id, url: `${PUBLIC}/described`, description: null });
+    expect((await owner.get(id).expect(200)).body.description).toBeNull();
+    expect((await t.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id } })).description).toBeNull();
+
+    await owner.update(id, { description: 'Billing again' }).expect(200);
+    for (const description of ['', 'x'.repeat(201)]) {
+      const refused = await owner.update(id, { description });
+      expectError(refused, 400, 'validation_failed');
+      expect(refused.body.details).toEqual([expect.objectContaining({ field: 'description' })]);
+    }
+    expect((await owner.get(id).expect(200)).body.description).toBe('Billing again');
+
+    const updates = await t.prisma.auditEvent.findMany({ where: { accountId: account.id, action: 'webhook.updated', targetId: id } });
+    const details = updates.map((e) => e.details);
+    expect(details).toHaveLength(3);
+    expect(details).toEqual(expect.arrayContaining([{ description: 'Billing' }, { description: null }, { description: 'Billing again' }]));
+  });
+
+  it.each([{ url: null }, { events: null }, { enabled: null }])('refuses %j on update (400) and changes nothing', async (body) => {
+    const owner = api(t, account.owner.token);
+    const { id } = (await owner.create({ url: `${PUBLIC}/nulls`, events: ['member.joined'] }).expect(201)).body as { id: string };
+    const res = await owner.update(id, body);
+    expectError(res, 400, 'validation_failed');
+    expect(res.body.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: Object.keys(body)[0] })]));
+    expect((await owner.get(id).expect(200)).body).toMatchObject({ url: `${PUBLIC}/nulls`, events: ['member.joined'], enabled: true });
+    expect(await t.prisma.auditEvent.count({ where: { action: 'webhook.updated', targetId: id } })).toBe(0);
+  });
+
   it('answers 400 for a malformed id, cursor or grace period, and 404 for an unknown id', async () => {
     const owner = api(t, account.owner.token);
     const { id } = (await owner.create({ url: `${PUBLIC}/bad-input` }).expect(201)).body as { id: string };

@@ -2105,10 +2105,10 @@ export interface components {
              */
             events?: ("api_key.created" | "api_key.revoked" | "api_key.expiring" | "widget.surge_started" | "widget.surge_ended" | "rate_limit.exceeded" | "member.joined" | "member.removed" | "webhook.test")[];
             /**
-             * @description A note to recognise the endpoint by.
+             * @description A note to recognise the endpoint by; null removes it.
              * @example Order service
              */
-            description?: string;
+            description?: string | null;
             /** @description false: no events are sent to it; true: they are again (and a failing streak is forgotten). */
             enabled?: boolean;
         };
