@@ -46,7 +46,7 @@ describeInBrowser('dashboard: webhooks, in Chromium', () => {
     [1280, 860],
     [390, 844],
   ])(
-    'at %i px: adds an endpoint, its secret once with a verification snippet, sends a test seen delivered (200) in the log, retries it, disables and enables, rotates, edits and deletes',
+    'at %i px: adds an endpoint, its secret once with a verification snippet, sends a test seen delivered (200) in the log, retries it, disables and enables, rotates, edits (emptying the description removes it) and deletes',
     async (width, height) => {
       const account = await createAccount(d.t);
       const path = `/hooks/${randomUUID()}`;
@@ -184,7 +184,22 @@ describeInBrowser('dashboard: webhooks, in Chromium', () => {
         events: ['api_key.revoked', 'member.removed'],
       });
 
-      await edited.getByRole('button', { name: 'Delete Orders and team' }).click();
+      // Edit again and empty the description: it is removed, and the row is named by its URL.
+      await edited.getByRole('button', { name: 'Edit Orders and team' }).click();
+      const clear = page.getByRole('dialog', { name: 'Edit webhook' });
+      const description = clear.getByLabel('Description (optional)');
+      expect(await description.inputValue()).toBe('Orders and team');
+      await description.fill('');
+      await clear.getByRole('button', { name: 'Save' }).click();
+      await edited.getByRole('button', { name: `Edit ${url}` }).waitFor();
+      await clear.waitFor({ state: 'detached' });
+      expect(await edited.getByText('Orders and team').count()).toBe(0);
+      expect(await d.t.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: stored.id } })).toMatchObject({
+        description: null,
+        events: ['api_key.revoked', 'member.removed'],
+      });
+
+      await edited.getByRole('button', { name: `Delete ${url}` }).click();
       const confirm = page.getByRole('dialog', { name: 'Delete this webhook?' });
       expect(await axeViolations(page)).toEqual([]);
       await confirm.getByRole('button', { name: 'Delete webhook' }).click();

@@ -15,8 +15,8 @@ export type WebhookEventType = Webhook['events'][number];
 export interface WebhookFields {
   url: string;
   events: WebhookEventType[];
-  /** Absent: none (the API cannot clear one once set). */
-  description?: string;
+  /** Absent: none on create, unchanged on edit; null (edit only): removes it. */
+  description?: string | null;
 }
 
 /**
@@ -90,10 +90,11 @@ function useWebhooksChanged() {
 export function useSaveWebhook(id: string | undefined, { onSuccess }: MutationReactions<Webhook | CreatedWebhook> = {}) {
   const changed = useWebhooksChanged();
   return useMutation({
-    mutationFn: async (fields: WebhookFields): Promise<Webhook | CreatedWebhook> =>
-      id
-        ? unwrap(await api.PATCH('/api/v1/webhooks/{id}', { params: { path: { id } }, body: fields }))
-        : unwrap(await api.POST('/api/v1/webhooks', { body: fields })),
+    mutationFn: async (fields: WebhookFields): Promise<Webhook | CreatedWebhook> => {
+      if (id) return unwrap(await api.PATCH('/api/v1/webhooks/{id}', { params: { path: { id } }, body: fields }));
+      const { description, ...rest } = fields;
+      return unwrap(await api.POST('/api/v1/webhooks', { body: description ? { ...rest, description } : rest }));
+    },
     onSuccess: (webhook) => {
       changed();
       onSuccess?.(webhook);

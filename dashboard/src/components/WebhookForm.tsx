@@ -37,7 +37,9 @@ export function WebhookForm({
     const form = new FormData(event.currentTarget);
     const description = fieldText(form, 'description').trim();
     const fields: WebhookFields = { url: fieldText(form, 'url').trim(), events: every ? [] : events };
+    // Emptied on edit: removed. On create an empty one is simply not sent.
     if (description) fields.description = description;
+    else if (existing?.description) fields.description = null;
     save.mutate(fields);
   }
 
@@ -57,19 +59,8 @@ export function WebhookForm({
             />
           )}
         </Field>
-        <Field
-          label="Description (optional)"
-          hint={existing?.description ? 'It can be changed, not removed.' : 'For people: what receives these events.'}
-        >
-          {(props) => (
-            <input
-              {...props}
-              name="description"
-              maxLength={MAX_DESCRIPTION}
-              required={Boolean(existing?.description)}
-              defaultValue={existing?.description ?? ''}
-            />
-          )}
+        <Field label="Description (optional)" hint="For people: what receives these events.">
+          {(props) => <input {...props} name="description" maxLength={MAX_DESCRIPTION} defaultValue={existing?.description ?? ''} />}
         </Field>
         <fieldset>
           <legend>Events</legend>
