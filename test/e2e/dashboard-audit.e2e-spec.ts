@@ -21,8 +21,9 @@ describeInBrowser('dashboard: the audit log, in Chromium', () => {
   const pageWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
 
   /**
-   * An account whose log has: a key made and renamed by the OWNER, a key made by a DEVELOPER who was
-   * then removed, an ADMIN's sign-in, and 55 sign-ins of the OWNER three days ago (more than a page).
+   * An account whose log has: a key made and renamed and a webhook made and edited by the OWNER, a key
+   * made by a DEVELOPER who was then removed, an ADMIN's sign-in, and 55 sign-ins of the OWNER three
+   * days ago (more than a page).
    */
   async function accountWithHistory(): Promise<{ account: TestAccount; admin: TestUser; gone: TestUser; keyId: string }> {
     const account = await createAccount(d.t);
@@ -30,6 +31,12 @@ describeInBrowser('dashboard: the audit log, in Chromium', () => {
     const gone = await account.addUser('DEVELOPER');
     const key = await account.createKey({ name: 'Audited key', scopes: ['public'] });
     await d.t.http.patch(`/api/v1/api-keys/${key.id}`).set(bearer(account.owner)).send({ name: 'Checkout widget' }).expect(200);
+    const hook = await d.t.http
+      .post('/api/v1/webhooks')
+      .set(bearer(account.owner))
+      .send({ url: 'https://93.184.215.14/hooks', description: 'Orders' })
+      .expect(201);
+    await d.t.http.patch(`/api/v1/webhooks/${hook.body.id}`).set(bearer(account.owner)).send({ description: null }).expect(200);
     await d.t.http.post('/api/v1/api-keys').set(bearer(gone)).send({ name: 'Made by a leaver' }).expect(201);
     await d.t.http.delete(`/api/v1/team/members/${gone.id}`).set(bearer(admin)).expect(204);
     await d.t.http.post('/api/v1/auth/login').send({ email: admin.email, password: admin.password }).expect(200);
@@ -67,6 +74,8 @@ describeInBrowser('dashboard: the audit log, in Chromium', () => {
       await created.waitFor();
       expect(await created.textContent()).toContain('API key Checkout widget');
       expect(await created.textContent()).toContain('127.0.0.1');
+      // What changed, in words: a description removed is none, not a default.
+      expect(await rows(page).filter({ hasText: 'Webhook edited' }).textContent()).toContain('description: none');
       // The removed member acted before leaving: shown by id, with the address recorded then.
       const leaver = rows(page).filter({ hasText: 'API key Made by a leaver' });
       expect(await leaver.textContent()).toContain(`removed member ${gone.id.slice(0, 8)}`);

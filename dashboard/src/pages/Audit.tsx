@@ -345,7 +345,10 @@ function Target({ event }: { event: AuditEvent }) {
   );
 }
 
-/** What changed, one `name: value` a line; null is a setting back to its default. */
+/** What a null detail means, where it is not "back to the default" (a difficulty of null is the plan's). */
+const NULL_MEANS: Record<string, string> = { description: 'none' };
+
+/** What changed, one `name: value` a line. */
 function Details({ details }: { details: AuditEvent['details'] }) {
   const entries = Object.entries(details ?? {});
   if (entries.length === 0) return <>—</>;
@@ -353,7 +356,7 @@ function Details({ details }: { details: AuditEvent['details'] }) {
     <ul className="details">
       {entries.map(([name, value]) => (
         <li key={name}>
-          <span className="muted">{name}:</span> {formatValue(value)}
+          <span className="muted">{name}:</span> {value === null ? (NULL_MEANS[name] ?? 'default') : formatValue(value)}
         </li>
       ))}
     </ul>
