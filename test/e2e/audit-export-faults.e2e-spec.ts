@@ -1,7 +1,7 @@
 import { get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PrivatePostgres } from '../utils/private-postgres';
-import { createAccount, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { createAccount, insertSignIns, startApp, TestAccount, TestApp } from '../utils/test-app';
 
 const EVENTS = 50_000;
 
@@ -25,16 +25,7 @@ describe('an audit CSV export when PostgreSQL stops in the middle of it', () => 
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as AddressInfo).port;
     account = await createAccount(t);
-    await t.prisma.$executeRawUnsafe(
-      `INSERT INTO "AuditEvent" ("id", "accountId", "actorId", "actorEmail", "action", "targetType", "targetId", "requestId", "ip", "createdAt")
-       SELECT gen_random_uuid(), $1::uuid, $2::uuid, $3, 'auth.login', 'user', $2, 'bulk-' || n, '192.0.2.1',
-              TIMESTAMP '2026-01-01 00:00:00' - n * INTERVAL '1 second'
-       FROM generate_series(1, $4::int) AS n`,
-      account.id,
-      account.owner.id,
-      account.owner.email,
-      EVENTS,
-    );
+    await insertSignIns(t, account, EVENTS);
     await t.prisma.$executeRawUnsafe('ANALYZE "AuditEvent"');
   }, 120_000);
   afterAll(async () => {

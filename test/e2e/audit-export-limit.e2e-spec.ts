@@ -2,7 +2,7 @@ import { ClientRequest, get, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AUDIT_EXPORTS_AT_ONCE } from '../../src/audit/audit.controller';
 import { eventually } from '../utils/eventually';
-import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { createAccount, expectError, expectRateLimitHeaders, insertSignIns, startApp, TestAccount, TestApp } from '../utils/test-app';
 
 /** Enough events that an export a client does not read stays open: ~9 MB, more than the sockets buffer. */
 const EVENTS = 30_000;
@@ -24,16 +24,7 @@ describe('CSV exports of one account at once', () => {
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as AddressInfo).port;
     account = await createAccount(t);
-    await t.prisma.$executeRawUnsafe(
-      `INSERT INTO "AuditEvent" ("id", "accountId", "actorId", "actorEmail", "action", "targetType", "targetId", "requestId", "ip", "createdAt")
-       SELECT gen_random_uuid(), $1::uuid, $2::uuid, $3, 'auth.login', 'user', $2, 'bulk-' || n, '192.0.2.1',
-              TIMESTAMP '2026-01-01 00:00:00' - n * INTERVAL '1 second'
-       FROM generate_series(1, $4::int) AS n`,
-      account.id,
-      account.owner.id,
-      account.owner.email,
-      EVENTS,
-    );
+    await insertSignIns(t, account, EVENTS);
   }, 120_000);
   afterAll(async () => {
     for (const req of held) req.destroy();

@@ -4,7 +4,16 @@ import type { Test } from 'supertest';
 import { AUDIT_ACTIONS, AuditAction } from '../../src/audit/audit-actions';
 import { AUDIT_EXPORT_MAX_ROWS } from '../../src/audit/audit.service';
 import { SoftAuthenticator } from '../utils/soft-authenticator';
-import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp, TestUser } from '../utils/test-app';
+import {
+  createAccount,
+  expectError,
+  expectRateLimitHeaders,
+  insertSignIns,
+  startApp,
+  TestAccount,
+  TestApp,
+  TestUser,
+} from '../utils/test-app';
 
 interface AuditEvent {
   id: string;
@@ -572,16 +581,7 @@ describe('GET /api/v1/audit-log', () => {
     it(`holds at most ${AUDIT_EXPORT_MAX_ROWS} events: a range with more is refused before anything is sent, a narrower one is exported whole`, async () => {
       const big = await createAccount(t);
       // AUDIT_EXPORT_MAX_ROWS + 1 events, one a second back from a fixed time, the oldest first.
-      await t.prisma.$executeRawUnsafe(
-        `INSERT INTO "AuditEvent" ("id", "accountId", "actorId", "actorEmail", "action", "targetType", "targetId", "requestId", "ip", "createdAt")
-         SELECT gen_random_uuid(), $1::uuid, $2::uuid, $3, 'auth.login', 'user', $2, 'bulk-' || n, '192.0.2.1',
-                TIMESTAMP '2026-01-01 00:00:00' - n * INTERVAL '1 second'
-         FROM generate_series(1, $4::int) AS n`,
-        big.id,
-        big.owner.id,
-        big.owner.email,
-        AUDIT_EXPORT_MAX_ROWS + 1,
-      );
+      await insertSignIns(t, big, AUDIT_EXPORT_MAX_ROWS + 1);
       // Statistics, as autovacuum (PostgreSQL) and EmbeddedVacuum (PGlite) keep them on a log that grew over time.
       await t.prisma.$executeRawUnsafe('ANALYZE "AuditEvent"');
       const as = (q: string) => t.http.get(`/api/v1/audit-log/export.csv${q}`).set('Authorization', `Bearer ${big.owner.token}`);

@@ -108,6 +108,24 @@ export async function createAccount(t: TestApp, plan = 'free'): Promise<TestAcco
   };
 }
 
+/**
+ * `count` sign-ins of the account's OWNER written straight into its audit log (one statement, for
+ * logs too long to make through the API): from 192.0.2.1, request ids `bulk-1` (the newest) to
+ * `bulk-<count>`, one a second back from 2026-01-01T00:00:00.
+ */
+export async function insertSignIns(t: TestApp, account: TestAccount, count: number): Promise<void> {
+  await t.prisma.$executeRawUnsafe(
+    `INSERT INTO "AuditEvent" ("id", "accountId", "actorId", "actorEmail", "action", "targetType", "targetId", "requestId", "ip", "createdAt")
+     SELECT gen_random_uuid(), $1::uuid, $2::uuid, $3, 'auth.login', 'user', $2, 'bulk-' || n, '192.0.2.1',
+            TIMESTAMP '2026-01-01 00:00:00' - n * INTERVAL '1 second'
+     FROM generate_series(1, $4::int) AS n`,
+    account.id,
+    account.owner.id,
+    account.owner.email,
+    count,
+  );
+}
+
 /** The rate-limit headers of every /api/v1 answer (docs/API.md, "Rate limits"). */
 export function expectRateLimitHeaders(res: request.Response): void {
   for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'ratelimit-policy', 'ratelimit', 'x-request-id']) {
