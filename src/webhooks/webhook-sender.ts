@@ -64,8 +64,9 @@ export class DeliveryHttpsAgent extends RequestFilteringHttpsAgent {
  * actually made to — after DNS, so a name that resolved to a public address at registration and to
  * 127.0.0.1 now (DNS rebinding) is refused — and refuse loopback, private, link-local and unspecified
  * addresses unless `allowPrivate`, and cloud metadata addresses (isMetadataAddress) always. Redirects
- * are not followed (Node's client never does). The whole exchange has DELIVERY_TIMEOUT_MS; only the first RESPONSE_BODY_LIMIT bytes of the
- * answer are read, then the connection is dropped, so a receiver that streams 100 MB costs 1 KB.
+ * are not followed (Node's client never does). The whole exchange has DELIVERY_TIMEOUT_MS; only the
+ * first RESPONSE_BODY_LIMIT bytes of the answer are read, then the connection is dropped, so a
+ * receiver that streams 100 MB costs 1 KB.
  */
 export class WebhookSender {
   private readonly httpsAgent: DeliveryHttpsAgent;
