@@ -29,7 +29,7 @@ export function toApiKeyDto(k: ApiKey): ApiKeyDto {
     scopes: k.scopes,
     allowedOrigins: k.allowedOrigins,
     widgetKey: k.status === 'active' ? k.widgetKey : null,
-    challengeMaxNumber: k.challengeMaxNumber,
+    challengeWaitMs: k.challengeWaitMs,
     status: k.status,
     expiresAt: iso(k.expiresAt),
     lastUsedAt: iso(k.lastUsedAt),
@@ -77,7 +77,7 @@ export class ApiKeysService {
           widgetKey: isWidgetOnly(scopes) ? key : null,
           scopes,
           allowedOrigins: dto.allowedOrigins ?? [],
-          challengeMaxNumber: dto.challengeMaxNumber ?? null,
+          challengeWaitMs: dto.challengeWaitMs ?? null,
           expiresAt,
         },
       });
@@ -114,7 +114,7 @@ export class ApiKeysService {
     const row = await this.prisma.$transaction(async (tx) => {
       const updated = await tx.apiKey.update({
         where: { id: current.id },
-        data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins, challengeMaxNumber: dto.challengeMaxNumber },
+        data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins, challengeWaitMs: dto.challengeWaitMs },
       });
       await this.audit.recordBy(tx, actor, 'api_key.updated', { type: 'api_key', id: updated.id }, { ...dto });
       return updated;

@@ -13,8 +13,8 @@ export interface ApiKeyPrincipal {
   readonly accountId: string;
   readonly scopes: readonly ApiKeyScope[];
   readonly allowedOrigins: readonly string[];
-  /** The key's own widget challenge difficulty (ALTCHA maxnumber); null: its plan's. */
-  readonly challengeMaxNumber: number | null;
+  /** The key's own widget challenge difficulty (a visitor's median wait, ms); null: its plan's. */
+  readonly challengeWaitMs: number | null;
 }
 
 export interface UserPrincipal {

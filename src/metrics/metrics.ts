@@ -48,6 +48,12 @@ export class Metrics {
     'Widget proof-of-work challenges, by result (issued, solved, failed).',
     ['result'],
   );
+  private readonly derivations = new CounterFamily(
+    'gatehouse_widget_derivations_total',
+    'PBKDF2 key derivations made for widget and sign-up challenges (one a challenge, never for a refused request).',
+    [],
+  );
+  private readonly derivationCount = this.derivations.labels();
   private readonly nonces = new CounterFamily(
     'gatehouse_nonces_verified_total',
     'Nonces verified by servers, by result (valid, invalid).',
@@ -105,6 +111,7 @@ export class Metrics {
       this.httpLatency,
       this.rateLimit,
       this.challenges,
+      this.derivations,
       this.nonces,
       this.webhooks,
       this.cacheLookups,
@@ -143,6 +150,11 @@ export class Metrics {
 
   widgetEvent(event: WidgetEvent): void {
     this.widgetEvents[event].value += 1;
+  }
+
+  /** One proof-of-work derivation (a challenge issued). */
+  derivation(): void {
+    this.derivationCount.value += 1;
   }
 
   webhookDelivery(outcome: WebhookOutcome): void {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { NONCE_TOKEN_MAX_LENGTH, newNonceId, nonceKeys, readNonce, signNonce } from './nonce-token';
 
 const [key, rotated] = nonceKeys(['first widget secret of at least thirty-two bytes', 'second widget secret of at least thirty-two bytes']);
@@ -7,6 +8,7 @@ const fields = {
   issuedAt: 1_800_000_000,
   expiresAt: 1_800_000_300,
   hostname: 'shop.example.com',
+  effort: { algorithm: 'PBKDF2/SHA-256' as const, cost: 1000, expectedSolveMs: 412, solveMs: 530, surgeLevel: 1 },
 };
 
 describe('nonce tokens', () => {
@@ -20,10 +22,22 @@ describe('nonce tokens', () => {
     expect(readNonce(signNonce(fields, rotated), [key])).toBeUndefined();
   });
 
+  it('reads a version 1 token (issued before effort was recorded) with effort null', () => {
+    const body = Buffer.alloc(41 + 16);
+    body[0] = 1;
+    Buffer.from(fields.accountId.replace(/-/g, ''), 'hex').copy(body, 1);
+    Buffer.from(fields.id, 'hex').copy(body, 17);
+    body.writeUInt32BE(fields.issuedAt, 33);
+    body.writeUInt32BE(fields.expiresAt, 37);
+    body.write(fields.hostname, 41);
+    const token = `ghn_${Buffer.concat([body, createHmac('sha256', key).update(body).digest()]).toString('base64url')}`;
+    expect(readNonce(token, [key])).toEqual({ ...fields, effort: null });
+  });
+
   it('refuses a token whose body or signature was changed', () => {
     const token = signNonce(fields, key);
     const bytes = Buffer.from(token.slice(4), 'base64url');
-    for (const at of [1, 20, 35, 40, 45, bytes.length - 1]) {
+    for (const at of [1, 20, 35, 40, 41, 45, 50, 54, 58, bytes.length - 1]) {
       const changed = Buffer.from(bytes);
       changed[at] ^= 1;
       expect(readNonce(`ghn_${changed.toString('base64url')}`, [key])).toBeUndefined();
@@ -47,7 +61,7 @@ describe('nonce tokens', () => {
   it('stays within the documented length with the longest hostname', () => {
     const token = signNonce({ ...fields, hostname: `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}` }, key);
     expect(token.length).toBeLessThanOrEqual(NONCE_TOKEN_MAX_LENGTH);
-    expect(NONCE_TOKEN_MAX_LENGTH).toBe(439);
+    expect(NONCE_TOKEN_MAX_LENGTH).toBe(458);
     expect(() => signNonce({ ...fields, hostname: 'x'.repeat(254) }, key)).toThrow(RangeError);
   });
 

@@ -7,8 +7,8 @@ import { resolveWidgetSecrets } from '../config/secrets';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { UsageRecorder } from '../usage/usage.recorder';
-import { IssuedNonceDto, NonceVerdictDto } from './dto/nonce.dto';
-import { MAX_HOSTNAME_BYTES, newNonceId, nonceKeys, readNonce, signNonce } from './nonce-token';
+import { EffortDto, IssuedNonceDto, NonceVerdictDto } from './dto/nonce.dto';
+import { Effort, MAX_HOSTNAME_BYTES, newNonceId, nonceKeys, readNonce, signNonce } from './nonce-token';
 import type { SpentStore } from './spent-store';
 
 export const SPENT_STORE = Symbol('SpentStore');
@@ -20,7 +20,14 @@ export interface SolvedChallenge {
   /** When the challenge expires: after that it is refused anyway, and its single use need not be kept. */
   readonly challengeExpiresAtMs: number;
   readonly hostname: string | null;
+  /** What the proof of work cost, carried in the nonce for verify to report. */
+  readonly effort: Effort;
 }
+
+const effortDto = (e: Effort | null): EffortDto | null =>
+  e === null
+    ? null
+    : { algorithm: e.algorithm, cost: e.cost, expectedSolveMs: e.expectedSolveMs, solveMs: e.solveMs, surge: e.surgeLevel > 0 };
 
 /** Nonces issued before they became signed tokens: "ghn_" + 43 base64url characters, stored as a row each. */
 const STORED_NONCE_PATTERN = /^ghn_[A-Za-z0-9_-]{43}$/;
@@ -74,7 +81,10 @@ export class NoncesService implements OnModuleInit, OnApplicationShutdown {
     const { nonceTtlSeconds } = this.accounts.cached(key.accountId) ?? (await this.accounts.limitsFor(key.accountId));
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresAt = issuedAt + nonceTtlSeconds;
-    const nonce = signNonce({ accountId: key.accountId, id: newNonceId(), issuedAt, expiresAt, hostname: solved.hostname }, this.keys[0]);
+    const nonce = signNonce(
+      { accountId: key.accountId, id: newNonceId(), issuedAt, expiresAt, hostname: solved.hostname, effort: solved.effort },
+      this.keys[0],
+    );
     return { nonce, expiresAt: new Date(expiresAt * 1000).toISOString() };
   }
 
@@ -101,7 +111,7 @@ export class NoncesService implements OnModuleInit, OnApplicationShutdown {
     const expiresAtMs = fields.expiresAt * 1000;
     if (expiresAtMs <= Date.now()) return { valid: false, reason: 'expired' };
     if (!(await this.spent.claim(`nonce:${fields.id}`, expiresAtMs))) return { valid: false, reason: 'already_used' };
-    return { valid: true, issuedAt: new Date(fields.issuedAt * 1000).toISOString(), hostname: fields.hostname };
+    return { valid: true, issuedAt: new Date(fields.issuedAt * 1000).toISOString(), hostname: fields.hostname, effort: effortDto(fields.effort) };
   }
 
   /**
@@ -115,7 +125,7 @@ export class NoncesService implements OnModuleInit, OnApplicationShutdown {
       UPDATE "Nonce" SET "usedAt" = ${now}
       WHERE "hash" = ${hash} AND "accountId" = ${key.accountId}::uuid AND "usedAt" IS NULL AND "expiresAt" > ${now}
       RETURNING "createdAt", "hostname"`;
-    if (claimed[0] !== undefined) return { valid: true, issuedAt: claimed[0].createdAt.toISOString(), hostname: claimed[0].hostname };
+    if (claimed[0] !== undefined) return { valid: true, issuedAt: claimed[0].createdAt.toISOString(), hostname: claimed[0].hostname, effort: null };
     const row = await this.prisma.nonce.findFirst({ where: { hash, accountId: key.accountId }, select: { usedAt: true } });
     if (row === null) return { valid: false, reason: 'unknown' };
     return { valid: false, reason: row.usedAt !== null ? 'already_used' : 'expired' };

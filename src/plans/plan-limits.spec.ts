@@ -5,7 +5,7 @@ const plan = {
   name: 'Pro',
   apiRequestsPerMinute: 600,
   managementRequestsPerMinute: 300,
-  challengeMaxNumber: 200_000,
+  challengeWaitMs: 1000,
 };
 const account = {
   id: '0b8f4a6e-2f1c-4c1e-9a43-5d2b7e9c1f00',

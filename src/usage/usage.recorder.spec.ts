@@ -10,7 +10,7 @@ const key: ApiKeyPrincipal = {
   accountId: 'a-1',
   scopes: ['public'],
   allowedOrigins: [],
-  challengeMaxNumber: null,
+  challengeWaitMs: null,
 };
 const user: UserPrincipal = { kind: 'user', userId: 'u-1', email: 'owner@example.com', accountId: 'a-1', role: 'OWNER' };
 const MINUTE = Date.UTC(2026, 0, 1, 12, 0);

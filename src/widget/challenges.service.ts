@@ -1,34 +1,36 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createChallenge } from 'altcha-lib/v1';
 import type { ApiKeyPrincipal } from '../common/principal';
 import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { resolveWidgetSecrets } from '../config/secrets';
 import { normalizeOrigin } from '../cors/origins';
+import { Metrics } from '../metrics/metrics';
 import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
+import type { Effort } from '../nonces/nonce-token';
 import { NoncesService } from '../nonces/nonces.service';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { UsageRecorder } from '../usage/usage.recorder';
 import { ChallengeDto } from './dto/challenge.dto';
-import { expiresAtMs, spentHash, verifiedSolution } from './solution';
+import { DEFAULT_WAIT_MS, POW_ALGORITHM, expectedSolveMs, makeChallenge, maxCounter, powKeys, type PowKeys, type WaitLevel } from './pow';
+import { checkSolution, type VerifiedSolution } from './solution';
 import { SurgeMeter } from './surge';
 import { SurgeLog } from './surge-log';
 
 /** How long a challenge may be solved and redeemed. */
 export const CHALLENGE_TTL_MS = 300_000;
-/** Difficulty of Gatehouse's own sign-up challenge (as the free plan's widget). */
-export const SIGNUP_MAX_NUMBER = 100_000;
+/** Difficulty of Gatehouse's own sign-up challenge: the default visitor wait. */
+export const SIGNUP_WAIT_MS: WaitLevel = DEFAULT_WAIT_MS;
 
 const CHALLENGE_FAILED = 'challenge_failed';
 
 /**
- * The widget's proof of work (docs/API.md, "Challenges"): ALTCHA challenges made and checked by
- * altcha-lib, signed with WIDGET_SECRETS, bound to the key they were issued to, and each solution
- * exchanged for at most one nonce.
+ * The widget's proof of work (docs/API.md, "Challenges"): ALTCHA v2 PBKDF2 challenges in counter
+ * mode (pow.ts), signed with WIDGET_SECRETS, bound to the key they were issued to, and each
+ * solution exchanged for at most one nonce, which carries what the work cost (its effort).
  */
 @Injectable()
 export class ChallengesService {
-  private readonly secrets: readonly string[];
+  private readonly keys: readonly PowKeys[];
   /** Challenges per key, and per visitor (key + client IP): either surging raises the difficulty. */
   private readonly keySurge = new SurgeMeter({ floorPerMinute: 10, max: 50_000 });
   private readonly visitorSurge = new SurgeMeter({ floorPerMinute: 3, max: 100_000 });
@@ -39,24 +41,24 @@ export class ChallengesService {
     private readonly nonces: NoncesService,
     private readonly usage: UsageRecorder,
     private readonly surges: SurgeLog,
+    private readonly metrics: Metrics,
   ) {
-    this.secrets = resolveWidgetSecrets(config);
+    this.keys = resolveWidgetSecrets(config).map(powKeys);
+  }
+
+  /** The difficulty in force for a key: its own visitor wait, else its plan's. */
+  async waitFor(key: Pick<ApiKeyPrincipal, 'accountId' | 'challengeWaitMs'>): Promise<WaitLevel> {
+    const wait = key.challengeWaitMs ?? (this.plans.cached(key.accountId) ?? (await this.plans.limitsFor(key.accountId))).plan.challengeWaitMs;
+    return wait as WaitLevel;
   }
 
   async issue(key: ApiKeyPrincipal, visitorIp: string): Promise<ChallengeDto> {
     const keyLevel = this.keySurge.hit(key.keyId);
     if (keyLevel > 0) this.surges.observe(key.keyId, key.accountId, keyLevel);
-    const level = Math.max(keyLevel, this.visitorSurge.hit(`${key.keyId}|${visitorIp}`));
-    const base = key.challengeMaxNumber ?? (await this.plans.limitsFor(key.accountId)).plan.challengeMaxNumber;
-    const challenge = await createChallenge({
-      algorithm: 'SHA-256',
-      hmacKey: this.secrets[0],
-      maxnumber: base * 2 ** level,
-      expires: new Date(Date.now() + CHALLENGE_TTL_MS),
-      params: { key: key.keyId },
-    });
+    const surge = Math.max(keyLevel, this.visitorSurge.hit(`${key.keyId}|${visitorIp}`));
+    const challenge = await this.make({ key: key.keyId }, maxCounter(await this.waitFor(key), surge), surge);
     this.usage.event(key, 'challenge_issued');
-    return { ...challenge, algorithm: 'SHA-256', maxnumber: base * 2 ** level };
+    return challenge;
   }
 
   /**
@@ -65,16 +67,18 @@ export class ChallengesService {
    * of instances exactly one gets a nonce.
    */
   async redeem(key: ApiKeyPrincipal, altcha: string, origin: string | undefined): Promise<IssuedNonceDto> {
-    const solution = await verifiedSolution(altcha, { key: key.keyId }, this.secrets);
+    const now = Date.now();
+    const solution = checkSolution(altcha, { key: key.keyId }, this.keys, now);
     if (solution === undefined) {
       this.usage.event(key, 'challenge_failed');
       throw new AppError(CHALLENGE_FAILED);
     }
     const page = origin === undefined ? undefined : normalizeOrigin(origin);
     const issued = await this.nonces.issue(key, {
-      solutionId: spentHash(solution),
-      challengeExpiresAtMs: expiresAtMs(solution),
+      solutionId: solution.solutionId,
+      challengeExpiresAtMs: solution.expiresAtMs,
       hostname: page === undefined ? null : new URL(page).hostname,
+      effort: effortOf(solution, now),
     });
     if (issued === undefined) {
       this.usage.event(key, 'challenge_failed');
@@ -86,18 +90,11 @@ export class ChallengesService {
 
   /**
    * A challenge for Gatehouse's own sign-up form: bound to the purpose `signup` instead of a key, at
-   * SIGNUP_MAX_NUMBER, raised like a visitor's under a surge from one client IP.
+   * SIGNUP_WAIT_MS, raised like a visitor's under a surge from one client IP.
    */
-  async issueForSignup(visitorIp: string): Promise<ChallengeDto> {
-    const maxnumber = SIGNUP_MAX_NUMBER * 2 ** this.visitorSurge.hit(`signup|${visitorIp}`);
-    const challenge = await createChallenge({
-      algorithm: 'SHA-256',
-      hmacKey: this.secrets[0],
-      maxnumber,
-      expires: new Date(Date.now() + CHALLENGE_TTL_MS),
-      params: { purpose: 'signup' },
-    });
-    return { ...challenge, algorithm: 'SHA-256', maxnumber };
+  issueForSignup(visitorIp: string): Promise<ChallengeDto> {
+    const surge = this.visitorSurge.hit(`signup|${visitorIp}`);
+    return this.make({ purpose: 'signup' }, maxCounter(SIGNUP_WAIT_MS, surge), surge);
   }
 
   /**
@@ -105,12 +102,28 @@ export class ChallengesService {
    * any instance, is refused (the nonces' SpentStore). Anything else is 422 challenge_failed.
    */
   async spendSignupSolution(altcha: string): Promise<void> {
-    const solution = await verifiedSolution(altcha, { purpose: 'signup' }, this.secrets);
+    const solution = checkSolution(altcha, { purpose: 'signup' }, this.keys);
     if (solution === undefined) {
       throw new AppError(CHALLENGE_FAILED);
     }
-    if (!(await this.nonces.claimSolution(spentHash(solution), expiresAtMs(solution)))) {
+    if (!(await this.nonces.claimSolution(solution.solutionId, solution.expiresAtMs))) {
       throw new AppError(CHALLENGE_FAILED, 'This solution was already used; solve a new challenge.');
     }
   }
+
+  /** One derivation, counted (gatehouse_widget_derivations_total), signed with the first secret. */
+  private async make(binding: { key: string } | { purpose: 'signup' }, max: number, surge: number): Promise<ChallengeDto> {
+    this.metrics.derivation();
+    return (await makeChallenge(this.keys[0], { binding, max, surge, ttlMs: CHALLENGE_TTL_MS })) as unknown as ChallengeDto;
+  }
+}
+
+function effortOf(solution: VerifiedSolution, now: number): Effort {
+  return {
+    algorithm: POW_ALGORITHM,
+    cost: solution.cost,
+    expectedSolveMs: expectedSolveMs(solution.counter),
+    solveMs: Math.max(0, now - solution.issuedAtMs),
+    surgeLevel: solution.surge,
+  };
 }

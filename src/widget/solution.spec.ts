@@ -1,114 +1,93 @@
-import { createChallenge } from 'altcha-lib/v1';
-import { ChallengeBinding, parsePayload, spentHash, verifiedSolution } from './solution';
+import { solveChallenge, verifySolution, type Challenge } from 'altcha-lib';
+import { deriveKey as altchaPbkdf2 } from 'altcha-lib/algorithms/pbkdf2';
+import { createChallenge as createV1Challenge } from 'altcha-lib/v1';
+import { POW_ALGORITHM, POW_COST, makeChallenge, powKeys, type ChallengeBinding, type PowKeys } from './pow';
+import { checkSolution, parsePayload } from './solution';
 
-const SECRET = 'current widget secret';
-const OLD_SECRET = 'widget secret before the rotation';
-const NUMBER = 42;
-
-const encode = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64');
-
-/** A challenge as the service makes it, with its secret number known, solved as the widget submits it. */
-async function solved(params: Record<string, string>, options: { secret?: string; expiresInMs?: number } = {}) {
-  const challenge = await createChallenge({
-    algorithm: 'SHA-256',
-    hmacKey: options.secret ?? SECRET,
-    maxnumber: 100,
-    number: NUMBER,
-    expires: new Date(Date.now() + (options.expiresInMs ?? 300_000)),
-    params,
-  });
-  const solution = { algorithm: challenge.algorithm, challenge: challenge.challenge, salt: challenge.salt, signature: challenge.signature };
-  return { solution, altcha: encode({ ...solution, number: NUMBER }) };
-}
-
+const KEYS = powKeys('current widget secret of at least thirty-two bytes');
+const OLD_KEYS = powKeys('widget secret before the rotation, thirty-two+ bytes');
 const KEY_A: ChallengeBinding = { key: 'key-a' };
 const SIGNUP: ChallengeBinding = { purpose: 'signup' };
 
-describe('verifiedSolution', () => {
-  it('accepts a correct, unexpired solution of a challenge issued for the same key', async () => {
-    const { altcha } = await solved({ key: 'key-a' });
-    expect(await verifiedSolution(altcha, KEY_A, [SECRET])).toMatchObject({ number: NUMBER });
+const encode = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64');
+
+/** A challenge as the service makes it (small MAX, so quick), solved by altcha-lib as a bot would, submitted as the widget does. */
+async function solved(binding: ChallengeBinding, options: { keys?: PowKeys; ttlMs?: number; max?: number } = {}) {
+  const challenge = await makeChallenge(options.keys ?? KEYS, { binding, max: options.max ?? 20, surge: 0, ttlMs: options.ttlMs ?? 300_000 });
+  const solution = (await solveChallenge({ challenge, deriveKey: altchaPbkdf2 }))!;
+  return { challenge, solution, altcha: encode({ challenge, solution }) };
+}
+
+describe('widget challenges (ALTCHA v2, PBKDF2 in counter mode)', () => {
+  it('are ALTCHA v2 challenges altcha-lib verifies with one HMAC, and we accept what its solver finds', async () => {
+    const { challenge, solution, altcha } = await solved(KEY_A, { max: 200 });
+    expect(challenge.parameters).toMatchObject({ algorithm: POW_ALGORITHM, cost: POW_COST, keyLength: 32, data: { key: 'key-a', surge: 0 } });
+    expect(challenge.parameters.keyPrefix).toMatch(/^[0-9a-f]{32}$/);
+    const result = await verifySolution({
+      challenge,
+      solution,
+      deriveKey: altchaPbkdf2,
+      hmacSignatureSecret: KEYS.signature,
+      hmacKeySignatureSecret: KEYS.keySignature,
+    });
+    expect(result).toMatchObject({ verified: true, expired: false, invalidSignature: false });
+    expect(checkSolution(altcha, KEY_A, [KEYS])).toMatchObject({ counter: solution.counter, cost: POW_COST, surge: 0 });
   });
 
-  it('refuses a challenge issued for another key, or for the sign-up form', async () => {
-    expect(await verifiedSolution((await solved({ key: 'key-b' })).altcha, KEY_A, [SECRET])).toBeUndefined();
-    expect(await verifiedSolution((await solved({ purpose: 'signup' })).altcha, KEY_A, [SECRET])).toBeUndefined();
+  it('draw the solution uniformly from 0 to MAX, 0 included', async () => {
+    const counters = new Set<number>();
+    for (let i = 0; i < 40; i++) counters.add((await solved(KEY_A, { max: 3 })).solution.counter);
+    expect([...counters].sort()).toEqual([0, 1, 2, 3]);
   });
 
-  it('accepts a sign-up challenge only for sign-up, never a key’s', async () => {
-    expect(await verifiedSolution((await solved({ purpose: 'signup' })).altcha, SIGNUP, [SECRET])).toBeDefined();
-    expect(await verifiedSolution((await solved({ key: 'key-a' })).altcha, SIGNUP, [SECRET])).toBeUndefined();
+  it('refuse another key’s challenge, and sign-up’s; sign-up’s are accepted only for sign-up', async () => {
+    expect(checkSolution((await solved({ key: 'key-b' })).altcha, KEY_A, [KEYS])).toBeUndefined();
+    expect(checkSolution((await solved(SIGNUP)).altcha, KEY_A, [KEYS])).toBeUndefined();
+    expect(checkSolution((await solved(SIGNUP)).altcha, SIGNUP, [KEYS])).toBeDefined();
+    expect(checkSolution((await solved(KEY_A)).altcha, SIGNUP, [KEYS])).toBeUndefined();
   });
 
-  it('refuses a wrong number', async () => {
-    const { solution } = await solved({ key: 'key-a' });
-    for (const number of [NUMBER - 1, NUMBER + 1, 0]) {
-      expect(await verifiedSolution(encode({ ...solution, number }), KEY_A, [SECRET])).toBeUndefined();
+  it('refuse a counter that is not the solution, or not a uint32, and a derived key that is not its key', async () => {
+    const { challenge, solution } = await solved(KEY_A, { max: 5 });
+    for (const counter of [solution.counter + 1, solution.counter + 2 ** 32, -1, 2 ** 32, 1.5, '1']) {
+      expect(checkSolution(encode({ challenge, solution: { ...solution, counter } }), KEY_A, [KEYS])).toBeUndefined();
     }
+    const otherKey = (await solved(KEY_A, { max: 5 })).solution.derivedKey;
+    expect(checkSolution(encode({ challenge, solution: { ...solution, derivedKey: otherKey } }), KEY_A, [KEYS])).toBeUndefined();
   });
 
-  it('refuses a challenge whose binding was edited after signing', async () => {
-    const { solution } = await solved({ key: 'key-b' });
-    const salt = solution.salt.replace('key=key-b', 'key=key-a');
-    expect(salt).not.toBe(solution.salt);
-    expect(await verifiedSolution(encode({ ...solution, salt, number: NUMBER }), KEY_A, [SECRET])).toBeUndefined();
-  });
-
-  it('refuses an expired challenge', async () => {
-    const { altcha } = await solved({ key: 'key-a' }, { expiresInMs: -1000 });
-    expect(await verifiedSolution(altcha, KEY_A, [SECRET])).toBeUndefined();
-  });
-
-  it('accepts a challenge signed with a secret still listed after a rotation, and none signed with another', async () => {
-    const { altcha } = await solved({ key: 'key-a' }, { secret: OLD_SECRET });
-    expect(await verifiedSolution(altcha, KEY_A, [SECRET, OLD_SECRET])).toBeDefined();
-    expect(await verifiedSolution(altcha, KEY_A, [SECRET])).toBeUndefined();
-  });
-});
-
-describe('parsePayload', () => {
-  const good = { algorithm: 'SHA-256', challenge: 'c', salt: 's?key=k', signature: 'sig', number: 7 };
-
-  it('reads the widget’s base64 JSON', () => {
-    expect(parsePayload(encode(good))).toEqual(good);
-  });
-
-  it('drops fields it does not know', () => {
-    expect(parsePayload(encode({ ...good, took: 12, extra: { deep: true } }))).toEqual(good);
-  });
-
-  it('refuses what is not base64 JSON of an object', () => {
-    for (const altcha of ['', '!!!', encode('a string'), encode([good]), encode(null), Buffer.from('{"algorithm":').toString('base64')]) {
-      expect(parsePayload(altcha)).toBeUndefined();
-    }
-  });
-
-  it('refuses another algorithm, a missing field, or a number that is not a non-negative safe integer', () => {
-    for (const bad of [
-      { ...good, algorithm: 'SHA-1' },
-      { ...good, signature: undefined },
-      { ...good, salt: 5 },
-      { ...good, number: -1 },
-      { ...good, number: 1.5 },
-      { ...good, number: '7' },
-      { ...good, number: 2 ** 53 },
+  it('refuse parameters changed after signing: algorithm, cost, keyPrefix, keySignature, binding, expiry', async () => {
+    const { challenge, solution } = await solved(KEY_A);
+    const p = challenge.parameters;
+    for (const changed of [
+      { algorithm: 'SHA-256' },
+      { cost: 1 },
+      { keyPrefix: p.keyPrefix.slice(0, 2) },
+      { keySignature: 'ab'.repeat(32) },
+      { data: { ...p.data, key: 'key-b' } },
+      { expiresAt: p.expiresAt! + 3600 },
     ]) {
-      expect(parsePayload(encode(bad))).toBeUndefined();
+      const altered: Challenge = { ...challenge, parameters: { ...p, ...changed } };
+      expect(checkSolution(encode({ challenge: altered, solution }), KEY_A, [KEYS])).toBeUndefined();
     }
   });
-});
 
-describe('spentHash', () => {
-  it('is the same however the same solution is re-encoded, so a resubmission with other JSON is still spent', async () => {
-    const { solution, altcha } = await solved({ key: 'key-a' });
-    const reordered = Buffer.from(JSON.stringify({ number: NUMBER, ...solution, took: 3 }, null, 2)).toString('base64');
-    expect(reordered).not.toBe(altcha);
-    expect(spentHash(parsePayload(reordered)!)).toBe(spentHash(parsePayload(altcha)!));
+  it('refuse an expired challenge', async () => {
+    const { altcha } = await solved(KEY_A, { ttlMs: 1000 });
+    expect(checkSolution(altcha, KEY_A, [KEYS], Date.now() + 2000)).toBeUndefined();
   });
 
-  it('differs between challenges', async () => {
-    const a = parsePayload((await solved({ key: 'key-a' })).altcha)!;
-    const b = parsePayload((await solved({ key: 'key-a' })).altcha)!;
-    expect(spentHash(a)).not.toBe(spentHash(b));
+  it('verify with every listed secret, so a rotation keeps challenges already out; an unlisted secret’s are forged', async () => {
+    const { altcha } = await solved(KEY_A, { keys: OLD_KEYS });
+    expect(checkSolution(altcha, KEY_A, [KEYS, OLD_KEYS])).toBeDefined();
+    expect(checkSolution(altcha, KEY_A, [KEYS])).toBeUndefined();
+  });
+
+  it('refuse ALTCHA’s v1 payloads and anything that is not a payload', async () => {
+    const v1 = await createV1Challenge({ algorithm: 'SHA-256', hmacKey: KEYS.signature, maxnumber: 10, number: 3, params: { key: 'key-a' } });
+    expect(checkSolution(encode({ ...v1, number: 3 }), KEY_A, [KEYS])).toBeUndefined();
+    for (const s of ['', 'not base64 ~~', encode(null), encode([]), encode({ challenge: {}, solution: {} }), encode('text')]) {
+      expect(parsePayload(s)).toBeUndefined();
+    }
   });
 });

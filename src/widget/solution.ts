@@ -1,68 +1,99 @@
-import { extractParams, verifySolution } from 'altcha-lib/v1';
 import { hashOneTimeToken } from '../common/one-time-token';
+import {
+  POW_ALGORITHM,
+  POW_KEY_LENGTH,
+  challengeSignature,
+  counterTag,
+  keySignatureOf,
+  sameHex,
+  type ChallengeBinding,
+  type PowKeys,
+} from './pow';
 
-export interface AltchaPayload {
-  readonly algorithm: 'SHA-256';
-  readonly challenge: string;
-  readonly number: number;
-  readonly salt: string;
-  readonly signature: string;
+/** A solution our checks accepted: what the exchange needs of it. */
+export interface VerifiedSolution {
+  /** What marks it spent (a SpentStore claim): the SHA-256 of its challenge's signature. */
+  readonly solutionId: string;
+  /** When its challenge expires (ms). */
+  readonly expiresAtMs: number;
+  /** When its challenge was issued (ms). */
+  readonly issuedAtMs: number;
+  /** The solution: the visitor tried counter + 1 candidates. */
+  readonly counter: number;
+  readonly cost: number;
+  /** The surge level the challenge was raised by (0: none). */
+  readonly surge: number;
 }
 
-/** Whom a challenge was issued for: a widget's API key, or Gatehouse's own sign-up form. */
-export type ChallengeBinding = { readonly key: string } | { readonly purpose: 'signup' };
+const HEX_64 = /^[0-9a-f]{64}$/;
+const UINT32_MAX = 0xffffffff;
 
-/** The widget's base64 payload as a solution, or undefined for anything else (bad base64, JSON, shape). */
-export function parsePayload(altcha: string): AltchaPayload | undefined {
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The widget's payload, base64 of JSON `{challenge: {parameters, signature}, solution: {counter, derivedKey}}`; undefined for anything else (ALTCHA's v1 payloads included). */
+export function parsePayload(altcha: string): { parameters: Json; signature: string; counter: number; derivedKey: string } | undefined {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(altcha, 'base64').toString('utf8'));
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const p = value as Record<string, unknown>;
+  if (!isObject(value) || !isObject(value.challenge) || !isObject(value.solution)) return undefined;
+  const { parameters, signature } = value.challenge;
+  const { counter, derivedKey } = value.solution;
   const ok =
-    p.algorithm === 'SHA-256' &&
-    typeof p.challenge === 'string' &&
-    typeof p.salt === 'string' &&
-    typeof p.signature === 'string' &&
-    Number.isSafeInteger(p.number) &&
-    (p.number as number) >= 0;
-  return ok
-    ? {
-        algorithm: 'SHA-256',
-        challenge: p.challenge as string,
-        number: p.number as number,
-        salt: p.salt as string,
-        signature: p.signature as string,
-      }
-    : undefined;
+    isObject(parameters) &&
+    typeof signature === 'string' &&
+    HEX_64.test(signature) &&
+    Number.isInteger(counter) &&
+    (counter as number) >= 0 &&
+    (counter as number) <= UINT32_MAX &&
+    typeof derivedKey === 'string' &&
+    HEX_64.test(derivedKey);
+  return ok ? { parameters, signature, counter: counter as number, derivedKey } : undefined;
 }
 
 /**
- * The solution in `altcha` when it is a correct, unexpired solution of a challenge issued for
- * `binding` and signed by one of `secrets` (the first signs; the others did, before a rotation);
- * undefined for anything else. Whether it was already spent is the caller's to check.
+ * The solution in `altcha` when it solves an unexpired challenge that one of `keys` signed for
+ * `binding`; undefined for anything else. HMACs only: the challenge's signature first (so nothing
+ * else is looked at for a forged or altered challenge), then the derived key's signature and the
+ * counter's tag. Whether it was already spent is the caller's to check.
  */
-export async function verifiedSolution(
-  altcha: string,
-  binding: ChallengeBinding,
-  secrets: readonly string[],
-): Promise<AltchaPayload | undefined> {
+export function checkSolution(altcha: string, binding: ChallengeBinding, keys: readonly PowKeys[], now = Date.now()): VerifiedSolution | undefined {
   const payload = parsePayload(altcha);
   if (payload === undefined) return undefined;
-  const params = extractParams(payload);
-  const bound = 'key' in binding ? params.key === binding.key : params.purpose === binding.purpose;
-  if (!bound) return undefined;
-  for (const secret of secrets) if (await verifySolution(payload, secret, true)) return payload;
-  return undefined;
+  const { parameters: p, signature, counter } = payload;
+  const key = keys.find((k) => sameHex(challengeSignature(k, p as never), signature));
+  if (key === undefined) return undefined;
+  const data = p.data;
+  if (
+    p.algorithm !== POW_ALGORITHM ||
+    p.keyLength !== POW_KEY_LENGTH ||
+    !Number.isInteger(p.cost) ||
+    typeof p.expiresAt !== 'number' ||
+    p.expiresAt * 1000 <= now ||
+    typeof p.keySignature !== 'string' ||
+    typeof p.keyPrefix !== 'string' ||
+    !isObject(data) ||
+    typeof data.issuedAt !== 'number' ||
+    typeof data.surge !== 'number' ||
+    typeof data.tag !== 'string'
+  ) {
+    return undefined;
+  }
+  const bound = 'key' in binding ? data.key === binding.key : data.purpose === binding.purpose;
+  if (!bound || !payload.derivedKey.startsWith(p.keyPrefix)) return undefined;
+  const derivedKey = Buffer.from(payload.derivedKey, 'hex');
+  if (!sameHex(keySignatureOf(key, derivedKey), p.keySignature) || !sameHex(counterTag(key.tag, derivedKey, counter), data.tag)) {
+    return undefined;
+  }
+  return {
+    solutionId: hashOneTimeToken(signature),
+    expiresAtMs: p.expiresAt * 1000,
+    issuedAtMs: data.issuedAt,
+    counter,
+    cost: p.cost as number,
+    surge: data.surge,
+  };
 }
-
-/** When the solution's challenge expires (ms): it is signed into the challenge, which verifiedSolution checked. */
-export function expiresAtMs(solution: AltchaPayload): number {
-  return Number(extractParams(solution).expires) * 1000;
-}
-
-/** What marks a solution spent (a SpentStore claim, a SpentChallenge row): the hash of its challenge's signature. */
-export const spentHash = (solution: AltchaPayload): string => hashOneTimeToken(solution.signature);

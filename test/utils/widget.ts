@@ -1,26 +1,32 @@
-import { createHash } from 'node:crypto';
+import { pbkdf2Sync } from 'node:crypto';
 import type { TestApp } from './test-app';
 
+/** An ALTCHA v2 challenge as GET /api/v1/widget/challenge answers it. */
+export interface V2Challenge {
+  parameters: { algorithm: string; nonce: string; salt: string; cost: number; keyLength: number; keyPrefix: string } & Record<string, unknown>;
+  signature: string;
+}
+
 /**
- * The number whose SHA-256 with the salt is the challenge, searched as a bot would: node:crypto in a
- * loop, ~20 times altcha-lib's WebCrypto solver in Node, so suites that solve the plans' default
- * difficulty many times stay quick. The server still verifies every solution with altcha-lib.
+ * The solution of a PBKDF2 challenge, searched as a bot would (and as the widget does): counters
+ * from 0, node:crypto's PBKDF2, until a derived key starts with the signed prefix.
  */
-export function solve(challenge: { challenge: string; salt: string; maxnumber: number }): number {
-  for (let n = 0; n <= challenge.maxnumber; n++) {
-    if (
-      createHash('sha256')
-        .update(challenge.salt + n)
-        .digest('hex') === challenge.challenge
-    )
-      return n;
+export function solve(challenge: V2Challenge): { counter: number; derivedKey: string } {
+  const { nonce, salt, cost, keyLength, keyPrefix } = challenge.parameters;
+  const password = Buffer.alloc(nonce.length / 2 + 4);
+  Buffer.from(nonce, 'hex').copy(password);
+  const saltBytes = Buffer.from(salt, 'hex');
+  for (let counter = 0; counter <= 0xffffffff; counter++) {
+    password.writeUInt32BE(counter, password.length - 4);
+    const derivedKey = pbkdf2Sync(password, saltBytes, cost, keyLength, 'sha256').toString('hex');
+    if (derivedKey.startsWith(keyPrefix)) return { counter, derivedKey };
   }
   throw new Error('challenge not solved');
 }
 
-/** What the altcha widget submits for a challenge: base64 of the JSON solution. */
-export const altchaPayload = (challenge: Record<string, unknown>, number: number): string =>
-  Buffer.from(JSON.stringify({ ...challenge, number })).toString('base64');
+/** What the altcha widget submits for a challenge: base64 of the JSON `{challenge, solution}`. */
+export const altchaPayload = (challenge: unknown, solution: { counter: number; derivedKey: string }): string =>
+  Buffer.from(JSON.stringify({ challenge, solution })).toString('base64');
 
 /** Does what the widget does: fetches a challenge with the key and solves it. */
 export async function solvedAltcha(t: TestApp, key: string, origin?: string): Promise<string> {

@@ -32,14 +32,13 @@ export class ApiKeyDto {
   readonly widgetKey!: string | null;
 
   @ApiProperty({
-    description:
-      "Difficulty of the key's widget challenges (ALTCHA maxnumber: a browser tries about half of it); null: the plan's default.",
+    description: "Difficulty of the key's widget challenges as a visitor's median wait in ms (250, 500, 1000, 2000); null: the plan's default.",
     type: 'integer',
-    format: 'int32',
+    enum: [250, 500, 1000, 2000],
     nullable: true,
     example: null,
   })
-  readonly challengeMaxNumber!: number | null;
+  readonly challengeWaitMs!: number | null;
 
   @ApiProperty({ description: 'active, or revoked (for good).', enum: ['active', 'revoked'] })
   readonly status!: 'active' | 'revoked';

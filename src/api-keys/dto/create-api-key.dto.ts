@@ -16,10 +16,8 @@ import {
 } from 'class-validator';
 import { IsOmittable } from '../../common/validation';
 import { API_KEY_SCOPES, ApiKeyScope } from '../../common/principal';
+import { WAIT_LEVELS, type WaitLevel } from '../../widget/pow';
 
-/** Bounds of a key's challenge difficulty: below, no work; above, minutes on a phone. */
-export const CHALLENGE_MAX_NUMBER_MIN = 1000;
-export const CHALLENGE_MAX_NUMBER_MAX = 10_000_000;
 
 /** scheme://host[:port], no path: what a browser sends in the Origin header. */
 export const ORIGIN_PATTERN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]+)(:\d{1,5})?$/;
@@ -71,18 +69,14 @@ export class CreateApiKeyDto {
 
   @ApiPropertyOptional({
     description:
-      'Difficulty of this key\'s widget challenges (ALTCHA maxnumber: a browser tries about half of it, docs/API.md "Challenge difficulty"); null or absent: the plan\'s default.',
+      'Difficulty of this key\'s widget challenges as the median wait of a visitor, in ms (docs/API.md, "Challenge difficulty"): 250, 500, 1000 or 2000; null or absent: the plan\'s default.',
     type: 'integer',
-    format: 'int32',
-    minimum: CHALLENGE_MAX_NUMBER_MIN,
-    maximum: CHALLENGE_MAX_NUMBER_MAX,
+    enum: WAIT_LEVELS,
     nullable: true,
-    example: 100000,
+    example: 500,
   })
   @IsOmittable()
   @ValidateIf((_, value) => value !== null)
-  @IsInt()
-  @Min(CHALLENGE_MAX_NUMBER_MIN)
-  @Max(CHALLENGE_MAX_NUMBER_MAX)
-  readonly challengeMaxNumber?: number | null;
+  @IsIn(WAIT_LEVELS, { message: 'challengeWaitMs must be one of 250, 500, 1000, 2000 (ms) or null' })
+  readonly challengeWaitMs?: WaitLevel | null;
 }

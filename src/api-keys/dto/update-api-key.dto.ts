@@ -4,7 +4,7 @@ import { CreateApiKeyDto } from './create-api-key.dto';
 
 /** Every field optional; an absent field keeps its value; null is refused (400), never written. */
 export class UpdateApiKeyDto extends PartialType(
-  PickType(CreateApiKeyDto, ['name', 'scopes', 'allowedOrigins', 'challengeMaxNumber'] as const),
+  PickType(CreateApiKeyDto, ['name', 'scopes', 'allowedOrigins', 'challengeWaitMs'] as const),
   {
     skipNullProperties: false,
   },

@@ -1,6 +1,6 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
 import { NONCE_TTL_MAX, NONCE_TTL_MIN } from '../../accounts/dto/account.dto';
-import { CHALLENGE_MAX_NUMBER_MAX, CHALLENGE_MAX_NUMBER_MIN } from '../../api-keys/dto/create-api-key.dto';
+import { WAIT_LEVELS } from '../../widget/pow';
 import { PlanDto } from '../../plans/dto/plan.dto';
 import { MemberDto } from '../../team/dto/team.dto';
 
@@ -22,15 +22,15 @@ export class BoundsDto {
 
 /** The bounds the API enforces on numeric settings, for a client to offer without copying them. */
 export class SettingLimitsDto {
-  @ApiProperty({ description: 'Bounds of an API key’s `challengeMaxNumber`.', type: BoundsDto })
-  readonly challengeMaxNumber!: BoundsDto;
+  @ApiProperty({ description: 'The values of an API key’s `challengeWaitMs` (a visitor’s median wait, ms).', type: 'integer', isArray: true, example: [250, 500, 1000, 2000] })
+  readonly challengeWaitMs!: readonly number[];
 
   @ApiProperty({ description: 'Bounds of the account’s `nonceTtlSeconds`.', type: BoundsDto })
   readonly nonceTtlSeconds!: BoundsDto;
 }
 
 export const SETTING_LIMITS: SettingLimitsDto = {
-  challengeMaxNumber: { min: CHALLENGE_MAX_NUMBER_MIN, max: CHALLENGE_MAX_NUMBER_MAX },
+  challengeWaitMs: WAIT_LEVELS,
   nonceTtlSeconds: { min: NONCE_TTL_MIN, max: NONCE_TTL_MAX },
 };
 

@@ -12,7 +12,7 @@ export const VERIFY_MAX_LENGTH = 512;
 
 export class IssuedNonceDto {
   @ApiProperty({
-    description: 'Single-use nonce for the customer’s server to verify: an opaque signed token of at most 439 characters.',
+    description: 'Single-use nonce for the customer’s server to verify: an opaque signed token of at most 458 characters.',
     example: NONCE_EXAMPLE,
   })
   readonly nonce!: string;
@@ -36,6 +36,34 @@ export class VerifyNonceDto {
 export const INVALID_REASONS = ['unknown', 'expired', 'already_used'] as const;
 export type InvalidReason = (typeof INVALID_REASONS)[number];
 
+/** What the proof of work behind a nonce cost the browser that solved it (docs/API.md, "Effort"). */
+export class EffortDto {
+  @ApiProperty({ description: 'The proof of work’s key-derivation function.', enum: ['PBKDF2/SHA-256'] })
+  readonly algorithm!: 'PBKDF2/SHA-256';
+
+  @ApiProperty({ description: 'Iterations a candidate.', type: 'integer', example: 1000 })
+  readonly cost!: number;
+
+  @ApiProperty({
+    description:
+      'What this very challenge takes a person’s browser to compute on the reference machine (2 cores, Chromium): its solution’s place in the search × the measured time a candidate.',
+    type: 'integer',
+    example: 412,
+  })
+  readonly expectedSolveMs!: number;
+
+  @ApiProperty({
+    description:
+      'Measured by Gatehouse: from issuing the challenge to receiving its solution. Far below expectedSolveMs (say under a tenth) is what a precomputed or leaked solution, or much faster hardware, looks like.',
+    type: 'integer',
+    example: 530,
+  })
+  readonly solveMs!: number;
+
+  @ApiProperty({ description: 'Whether a surge of challenge requests (the key’s or the visitor’s) raised the difficulty.', example: false })
+  readonly surge!: boolean;
+}
+
 /** The first verification of a live nonce of this account. */
 export class ValidNonceVerdictDto {
   @ApiProperty({ description: 'Always true here: the nonce was live and is now used.', enum: [true] })
@@ -52,6 +80,13 @@ export class ValidNonceVerdictDto {
     example: 'shop.example.com',
   })
   readonly hostname!: string | null;
+
+  @ApiProperty({
+    description: 'What the proof of work cost; null only for nonces issued before Gatehouse recorded it.',
+    type: EffortDto,
+    nullable: true,
+  })
+  readonly effort!: EffortDto | null;
 }
 
 /** Any other verification. */

@@ -17,11 +17,12 @@ export class PlanDto {
   readonly managementRequestsPerMinute!: number;
 
   @ApiProperty({
-    description: 'Default difficulty of widget challenges (ALTCHA maxnumber) for keys without their own.',
+    description: 'Default difficulty of widget challenges, as a visitor’s median wait in ms, for keys without their own.',
     type: 'integer',
-    example: 100000,
+    enum: [250, 500, 1000, 2000],
+    example: 500,
   })
-  readonly challengeMaxNumber!: number;
+  readonly challengeWaitMs!: number;
 }
 
 export class PlanListDto {
@@ -34,5 +35,5 @@ export const toPlanDto = (p: PlanDto): PlanDto => ({
   name: p.name,
   apiRequestsPerMinute: p.apiRequestsPerMinute,
   managementRequestsPerMinute: p.managementRequestsPerMinute,
-  challengeMaxNumber: p.challengeMaxNumber,
+  challengeWaitMs: p.challengeWaitMs,
 });

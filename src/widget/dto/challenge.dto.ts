@@ -1,47 +1,76 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 
-/** An ALTCHA challenge (the v1 format of the `altcha` web component 2.x and altcha-lib's `v1` API). */
-export class ChallengeDto {
-  @ApiProperty({ description: 'Hash function of the puzzle.', enum: ['SHA-256'] })
-  readonly algorithm!: 'SHA-256';
+/** The signed `data` of a Gatehouse challenge. */
+export class ChallengeDataDto {
+  @ApiPropertyOptional({ description: 'The API key the challenge was issued to (a widget challenge).', format: 'uuid' })
+  readonly key?: string;
 
-  @ApiProperty({
-    description: 'SHA-256 (hex) of salt + the secret number: find the number.',
-    example: 'c2fc6c6adf8ba0f575a35f48df52c0968a3dcd3c577c2769dc2f1035943b975e',
-  })
-  readonly challenge!: string;
+  @ApiPropertyOptional({ description: 'Present instead of `key` on Gatehouse’s own sign-up challenge.', enum: ['signup'] })
+  readonly purpose?: 'signup';
+
+  @ApiProperty({ description: 'When the challenge was issued (ms since the epoch): the start of the solve time verify reports.', type: 'integer' })
+  readonly issuedAt!: number;
+
+  @ApiProperty({ description: 'The surge level that raised the difficulty (0: none; each level doubles the work).', type: 'integer', minimum: 0, maximum: 4 })
+  readonly surge!: number;
+
+  @ApiProperty({ description: 'HMAC of the solution by Gatehouse, so the exchange can trust the counter without deriving.', example: '5e0c…' })
+  readonly tag!: string;
+}
+
+/** ALTCHA v2 challenge parameters (altcha-lib 2.x, the `altcha` web component 3.x), signed as a whole. */
+export class ChallengeParametersDto {
+  @ApiProperty({ description: 'Key-derivation function of a candidate.', enum: ['PBKDF2/SHA-256'] })
+  readonly algorithm!: 'PBKDF2/SHA-256';
+
+  @ApiProperty({ description: 'Random, hex: a candidate’s password is nonce ‖ counter (uint32, big-endian).', example: '8c2d1f0e4b6a79305d1e2c3b4a5f6e70' })
+  readonly nonce!: string;
+
+  @ApiProperty({ description: 'Random, hex: the derivation’s salt.', example: '1a2b3c4d5e6f708192a3b4c5d6e7f809' })
+  readonly salt!: string;
+
+  @ApiProperty({ description: 'PBKDF2 iterations a candidate.', type: 'integer', example: 1000 })
+  readonly cost!: number;
+
+  @ApiProperty({ description: 'Bytes of a derived key.', type: 'integer', example: 32 })
+  readonly keyLength!: number;
 
   @ApiProperty({
     description:
-      'The secret number is at most this: the difficulty (docs/API.md, "Challenge difficulty"). A browser tries about half of it.',
-    type: 'integer',
-    example: 100000,
+      'Hex: the solution is the smallest counter from 0 whose derived key starts with this (counter mode: the server drew the counter uniformly up to the difficulty’s maximum and derived its key).',
+    example: '9f3a0c…',
   })
-  readonly maxnumber!: number;
+  readonly keyPrefix!: string;
 
-  @ApiProperty({
-    description: 'Random salt and, after "?", the signed parameters: expires (Unix seconds) and the key the challenge was issued to.',
-    example: '4a3c1d8e0f5b6a7c9d2e1f30?expires=1767225600&key=6f1c2a9e-0b7d-4e53-9a1f-3c2d5e8f7a60',
-  })
-  readonly salt!: string;
+  @ApiProperty({ description: 'HMAC of the solution’s derived key: checking a solution costs an HMAC, not a derivation.', example: 'c41e…' })
+  readonly keySignature!: string;
 
-  @ApiProperty({
-    description: 'HMAC-SHA-256 (hex) of the challenge by Gatehouse: a solution to anything else is refused.',
-    example: '9d1e3b…',
-  })
+  @ApiProperty({ description: 'Unix seconds after which a solution is refused (5 minutes after issue).', type: 'integer' })
+  readonly expiresAt!: number;
+
+  @ApiProperty({ type: ChallengeDataDto })
+  readonly data!: ChallengeDataDto;
+}
+
+/** An ALTCHA v2 proof-of-work challenge in counter mode (docs/API.md, "Challenges"). */
+export class ChallengeDto {
+  @ApiProperty({ type: ChallengeParametersDto })
+  readonly parameters!: ChallengeParametersDto;
+
+  @ApiProperty({ description: 'HMAC-SHA-256 (hex) by Gatehouse of the parameters as canonical JSON (keys sorted): a solution to anything else is refused.', example: '9d1e3b…' })
   readonly signature!: string;
 }
 
-/** The longest `altcha` payload read: a solution is about 400 characters. */
+/** The longest `altcha` payload read: a solution is about 900 characters. */
 export const ALTCHA_MAX_LENGTH = 4096;
 
 export class RedeemSolutionDto {
   @ApiProperty({
     description:
-      "The solution as the altcha widget submits it: base64 of JSON {algorithm, challenge, number, salt, signature}. Wrong, expired, reused or another key's: 422 challenge_failed.",
+      "The solution as the altcha widget submits it: base64 of JSON {challenge: {parameters, signature}, solution: {counter, derivedKey}}. Wrong, expired, reused, another key's, or ALTCHA's v1 format: 422 challenge_failed.",
     maxLength: ALTCHA_MAX_LENGTH,
-    example: 'eyJhbGdvcml0aG0iOiJTSEEtMjU2IiwiY2hhbGxlbmdlIjoiLi4uIiwibnVtYmVyIjo0MjAwMCwic2FsdCI6Ii4uLiIsInNpZ25hdHVyZSI6Ii4uLiJ9',
+    example: 'eyJjaGFsbGVuZ2UiOnsicGFyYW1ldGVycyI6ey4uLn0sInNpZ25hdHVyZSI6Ii4uLiJ9LCJzb2x1dGlvbiI6eyJjb3VudGVyIjoxMjM0LCJkZXJpdmVkS2V5IjoiLi4uIn19',
   })
   @IsString()
   @MaxLength(ALTCHA_MAX_LENGTH)
