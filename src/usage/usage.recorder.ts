@@ -100,6 +100,15 @@ export class UsageRecorder implements OnModuleInit {
     this.bucket(key.accountId, 'apiKey', key.keyId, eventEndpoint(event), EVENT_STATUS, at - (at % 60_000)).count += 1;
   }
 
+  /**
+   * Counts one of the key's widget figures that analytics does not list as an event (a solve-time
+   * bucket, a surged challenge): a row of status 0 and endpoint `widget:<name>`, like an event.
+   */
+  tally(key: ApiKeyPrincipal, name: string, at = Date.now()): void {
+    if (!this.config.usageRecording) return;
+    this.bucket(key.accountId, 'apiKey', key.keyId, `widget:${name}`, EVENT_STATUS, at - (at % 60_000)).count += 1;
+  }
+
   private bucket(
     accountId: string,
     subjectKind: Bucket['subjectKind'],

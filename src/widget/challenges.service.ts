@@ -13,6 +13,7 @@ import { UsageRecorder } from '../usage/usage.recorder';
 import { ChallengeDto } from './dto/challenge.dto';
 import { DEFAULT_WAIT_MS, POW_ALGORITHM, expectedSolveMs, makeChallenge, maxCounter, powKeys, type PowKeys, type WaitLevel } from './pow';
 import { checkSolution, type VerifiedSolution } from './solution';
+import { SURGED, solveBucket } from './solve-times';
 import { SurgeMeter } from './surge';
 import { SurgeLog } from './surge-log';
 
@@ -58,6 +59,7 @@ export class ChallengesService {
     const surge = Math.max(keyLevel, this.visitorSurge.hit(`${key.keyId}|${visitorIp}`));
     const challenge = await this.make({ key: key.keyId }, maxCounter(await this.waitFor(key), surge), surge);
     this.usage.event(key, 'challenge_issued');
+    if (surge > 0) this.usage.tally(key, SURGED);
     return challenge;
   }
 
@@ -74,17 +76,19 @@ export class ChallengesService {
       throw new AppError(CHALLENGE_FAILED);
     }
     const page = origin === undefined ? undefined : normalizeOrigin(origin);
+    const effort = effortOf(solution, now);
     const issued = await this.nonces.issue(key, {
       solutionId: solution.solutionId,
       challengeExpiresAtMs: solution.expiresAtMs,
       hostname: page === undefined ? null : new URL(page).hostname,
-      effort: effortOf(solution, now),
+      effort,
     });
     if (issued === undefined) {
       this.usage.event(key, 'challenge_failed');
       throw new AppError(CHALLENGE_FAILED, 'This solution was already exchanged for a nonce; solve a new challenge.');
     }
     this.usage.event(key, 'challenge_solved');
+    this.usage.tally(key, solveBucket(effort.solveMs));
     return issued;
   }
 

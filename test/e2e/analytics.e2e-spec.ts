@@ -1,4 +1,6 @@
+import { BOT_MS_PER_CANDIDATE, MAX_COUNTER } from '../../src/widget/pow';
 import { createAccount, createPlan, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { issueNonce } from '../utils/widget';
 
 const PING = 'GET /api/v1/public/ping';
 const CONFIG = 'GET /api/v1/widget/config';
@@ -124,5 +126,31 @@ describe('GET /api/v1/analytics/usage', () => {
       .set('Authorization', `Bearer ${other.owner.token}`)
       .expect(200);
     expect(res.body.data).toEqual([]);
+  });
+
+  it('tells what a widget key’s proof of work costs: the level in force, a surge, people’s solve times, a bot’s price', async () => {
+    const site = await createAccount(t);
+    const widget = await site.createKey({ scopes: ['widget'] });
+    const auth = { Authorization: `Bearer ${site.owner.token}` };
+    const effort = async (apiKeyId = widget.id) => t.http.get('/api/v1/analytics/widget/effort').query({ apiKeyId }).set(auth);
+
+    const fresh = await effort();
+    expect(fresh.status).toBe(200);
+    expect(fresh.body).toMatchObject({ apiKeyId: widget.id, waitMs: 250, waitFromPlan: false, surge: false, solves: 0, solveMsMedian: null });
+    expect(fresh.body.botCpuSecondsPer1000Nonces).toBe(Math.round((MAX_COUNTER[250] / 2 + 1) * BOT_MS_PER_CANDIDATE));
+
+    for (let i = 0; i < 3; i++) await issueNonce(t, widget.key);
+    const solved = (await effort()).body;
+    expect(solved.solves).toBe(3);
+    expect(solved.solveMsMedian).toBeGreaterThan(0);
+    expect(solved.solveMsP90).toBeGreaterThanOrEqual(solved.solveMsMedian);
+
+    // One visitor asking far faster than a quiet key's usual rate: its challenges are raised.
+    for (let i = 0; i < 15; i++) await t.http.get('/api/v1/widget/challenge').set('X-Api-Key', widget.key).expect(200);
+    await t.http.patch(`/api/v1/api-keys/${widget.id}`).set(auth).send({ challengeWaitMs: null }).expect(200);
+    expect((await effort()).body).toMatchObject({ waitMs: 500, waitFromPlan: true, surge: true, solves: 3 });
+
+    expectError(await effort((await (await createAccount(t)).createKey()).id), 404, 'not_found');
+    expectError(await effort('nope'), 400, 'validation_failed');
   });
 });
