@@ -111,7 +111,12 @@ export class NoncesService implements OnModuleInit, OnApplicationShutdown {
     const expiresAtMs = fields.expiresAt * 1000;
     if (expiresAtMs <= Date.now()) return { valid: false, reason: 'expired' };
     if (!(await this.spent.claim(`nonce:${fields.id}`, expiresAtMs))) return { valid: false, reason: 'already_used' };
-    return { valid: true, issuedAt: new Date(fields.issuedAt * 1000).toISOString(), hostname: fields.hostname, effort: effortDto(fields.effort) };
+    return {
+      valid: true,
+      issuedAt: new Date(fields.issuedAt * 1000).toISOString(),
+      hostname: fields.hostname,
+      effort: effortDto(fields.effort),
+    };
   }
 
   /**
@@ -125,7 +130,8 @@ export class NoncesService implements OnModuleInit, OnApplicationShutdown {
       UPDATE "Nonce" SET "usedAt" = ${now}
       WHERE "hash" = ${hash} AND "accountId" = ${key.accountId}::uuid AND "usedAt" IS NULL AND "expiresAt" > ${now}
       RETURNING "createdAt", "hostname"`;
-    if (claimed[0] !== undefined) return { valid: true, issuedAt: claimed[0].createdAt.toISOString(), hostname: claimed[0].hostname, effort: null };
+    if (claimed[0] !== undefined)
+      return { valid: true, issuedAt: claimed[0].createdAt.toISOString(), hostname: claimed[0].hostname, effort: null };
     const row = await this.prisma.nonce.findFirst({ where: { hash, accountId: key.accountId }, select: { usedAt: true } });
     if (row === null) return { valid: false, reason: 'unknown' };
     return { valid: false, reason: row.usedAt !== null ? 'already_used' : 'expired' };

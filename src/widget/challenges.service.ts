@@ -49,7 +49,8 @@ export class ChallengesService {
 
   /** The difficulty in force for a key: its own visitor wait, else its plan's. */
   async waitFor(key: Pick<ApiKeyPrincipal, 'accountId' | 'challengeWaitMs'>): Promise<WaitLevel> {
-    const wait = key.challengeWaitMs ?? (this.plans.cached(key.accountId) ?? (await this.plans.limitsFor(key.accountId))).plan.challengeWaitMs;
+    const wait =
+      key.challengeWaitMs ?? (this.plans.cached(key.accountId) ?? (await this.plans.limitsFor(key.accountId))).plan.challengeWaitMs;
     return wait as WaitLevel;
   }
 

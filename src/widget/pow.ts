@@ -3,8 +3,8 @@ import { promisify } from 'node:util';
 import { createChallenge, type Challenge, type DeriveKeyFunction } from 'altcha-lib';
 
 /**
- * The widget's proof of work (docs/API.md, "Challenges"; docs/DECISIONS.md, "Widget proof of
- * work"): ALTCHA's v2 format, `PBKDF2/SHA-256` at POW_COST iterations a candidate, in counter
+ * The widget's proof of work (docs/API.md, "Challenges";
+ * docs/DECISIONS.md, "Widget challenges (proof of work)"): ALTCHA's v2 format, `PBKDF2/SHA-256` at POW_COST iterations a candidate, in counter
  * (deterministic) mode. A challenge is made by drawing a counter uniformly from [0, MAX] and
  * deriving its key once (node:crypto's asynchronous PBKDF2, on libuv's thread pool, never on the
  * event loop); the browser walks counters from 0 until a key starts with the signed `keyPrefix`.

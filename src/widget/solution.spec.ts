@@ -13,7 +13,12 @@ const encode = (value: unknown): string => Buffer.from(JSON.stringify(value)).to
 
 /** A challenge as the service makes it (small MAX, so quick), solved by altcha-lib as a bot would, submitted as the widget does. */
 async function solved(binding: ChallengeBinding, options: { keys?: PowKeys; ttlMs?: number; max?: number } = {}) {
-  const challenge = await makeChallenge(options.keys ?? KEYS, { binding, max: options.max ?? 20, surge: 0, ttlMs: options.ttlMs ?? 300_000 });
+  const challenge = await makeChallenge(options.keys ?? KEYS, {
+    binding,
+    max: options.max ?? 20,
+    surge: 0,
+    ttlMs: options.ttlMs ?? 300_000,
+  });
   const solution = (await solveChallenge({ challenge, deriveKey: altchaPbkdf2 }))!;
   return { challenge, solution, altcha: encode({ challenge, solution }) };
 }
@@ -21,7 +26,12 @@ async function solved(binding: ChallengeBinding, options: { keys?: PowKeys; ttlM
 describe('widget challenges (ALTCHA v2, PBKDF2 in counter mode)', () => {
   it('are ALTCHA v2 challenges altcha-lib verifies with one HMAC, and we accept what its solver finds', async () => {
     const { challenge, solution, altcha } = await solved(KEY_A, { max: 200 });
-    expect(challenge.parameters).toMatchObject({ algorithm: POW_ALGORITHM, cost: POW_COST, keyLength: 32, data: { key: 'key-a', surge: 0 } });
+    expect(challenge.parameters).toMatchObject({
+      algorithm: POW_ALGORITHM,
+      cost: POW_COST,
+      keyLength: 32,
+      data: { key: 'key-a', surge: 0 },
+    });
     expect(challenge.parameters.keyPrefix).toMatch(/^[0-9a-f]{32}$/);
     const result = await verifySolution({
       challenge,
@@ -84,7 +94,13 @@ describe('widget challenges (ALTCHA v2, PBKDF2 in counter mode)', () => {
   });
 
   it('refuse ALTCHA’s v1 payloads and anything that is not a payload', async () => {
-    const v1 = await createV1Challenge({ algorithm: 'SHA-256', hmacKey: KEYS.signature, maxnumber: 10, number: 3, params: { key: 'key-a' } });
+    const v1 = await createV1Challenge({
+      algorithm: 'SHA-256',
+      hmacKey: KEYS.signature,
+      maxnumber: 10,
+      number: 3,
+      params: { key: 'key-a' },
+    });
     expect(checkSolution(encode({ ...v1, number: 3 }), KEY_A, [KEYS])).toBeUndefined();
     for (const s of ['', 'not base64 ~~', encode(null), encode([]), encode({ challenge: {}, solution: {} }), encode('text')]) {
       expect(parsePayload(s)).toBeUndefined();

@@ -60,7 +60,12 @@ export function parsePayload(altcha: string): { parameters: Json; signature: str
  * else is looked at for a forged or altered challenge), then the derived key's signature and the
  * counter's tag. Whether it was already spent is the caller's to check.
  */
-export function checkSolution(altcha: string, binding: ChallengeBinding, keys: readonly PowKeys[], now = Date.now()): VerifiedSolution | undefined {
+export function checkSolution(
+  altcha: string,
+  binding: ChallengeBinding,
+  keys: readonly PowKeys[],
+  now = Date.now(),
+): VerifiedSolution | undefined {
   const payload = parsePayload(altcha);
   if (payload === undefined) return undefined;
   const { parameters: p, signature, counter } = payload;

@@ -25,7 +25,8 @@ export class WidgetEffortController {
   @Get('effort')
   @JwtAuth()
   @ApiOperation({
-    summary: 'What a widget key’s proof of work costs: the level in force, whether a surge is on, people’s solve times over 24 h, a bot’s price',
+    summary:
+      'What a widget key’s proof of work costs: the level in force, whether a surge is on, people’s solve times over 24 h, a bot’s price',
   })
   @ApiOkResponse({ type: WidgetEffortDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found — apiKeyId is not a key of this account' })
@@ -67,4 +68,3 @@ export class WidgetEffortController {
     };
   }
 }
-

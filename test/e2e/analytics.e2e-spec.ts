@@ -136,7 +136,14 @@ describe('GET /api/v1/analytics/usage', () => {
 
     const fresh = await effort();
     expect(fresh.status).toBe(200);
-    expect(fresh.body).toMatchObject({ apiKeyId: widget.id, waitMs: 250, waitFromPlan: false, surge: false, solves: 0, solveMsMedian: null });
+    expect(fresh.body).toMatchObject({
+      apiKeyId: widget.id,
+      waitMs: 250,
+      waitFromPlan: false,
+      surge: false,
+      solves: 0,
+      solveMsMedian: null,
+    });
     expect(fresh.body.botCpuSecondsPer1000Nonces).toBe(Math.round((MAX_COUNTER[250] / 2 + 1) * BOT_MS_PER_CANDIDATE));
 
     for (let i = 0; i < 3; i++) await issueNonce(t, widget.key);

@@ -3,20 +3,24 @@ import type { TestApp } from './test-app';
 
 /** An ALTCHA v2 challenge as GET /api/v1/widget/challenge answers it. */
 export interface V2Challenge {
-  parameters: { algorithm: string; nonce: string; salt: string; cost: number; keyLength: number; keyPrefix: string } & Record<string, unknown>;
+  parameters: { algorithm: string; nonce: string; salt: string; cost: number; keyLength: number; keyPrefix: string } & Record<
+    string,
+    unknown
+  >;
   signature: string;
 }
 
 /**
  * The solution of a PBKDF2 challenge, searched as a bot would (and as the widget does): counters
- * from 0, node:crypto's PBKDF2, until a derived key starts with the signed prefix.
+ * from 0, node:crypto's PBKDF2, until a derived key starts with the signed prefix (or, with
+ * `upTo`, past that counter: then it throws).
  */
-export function solve(challenge: V2Challenge): { counter: number; derivedKey: string } {
+export function solve(challenge: V2Challenge, upTo = 0xffffffff): { counter: number; derivedKey: string } {
   const { nonce, salt, cost, keyLength, keyPrefix } = challenge.parameters;
   const password = Buffer.alloc(nonce.length / 2 + 4);
   Buffer.from(nonce, 'hex').copy(password);
   const saltBytes = Buffer.from(salt, 'hex');
-  for (let counter = 0; counter <= 0xffffffff; counter++) {
+  for (let counter = 0; counter <= upTo; counter++) {
     password.writeUInt32BE(counter, password.length - 4);
     const derivedKey = pbkdf2Sync(password, saltBytes, cost, keyLength, 'sha256').toString('hex');
     if (derivedKey.startsWith(keyPrefix)) return { counter, derivedKey };

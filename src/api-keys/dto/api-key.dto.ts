@@ -32,7 +32,8 @@ export class ApiKeyDto {
   readonly widgetKey!: string | null;
 
   @ApiProperty({
-    description: "Difficulty of the key's widget challenges as a visitor's median wait in ms (250, 500, 1000, 2000); null: the plan's default.",
+    description:
+      "Difficulty of the key's widget challenges as a visitor's median wait in ms (250, 500, 1000, 2000); null: the plan's default.",
     type: 'integer',
     enum: [250, 500, 1000, 2000],
     nullable: true,

@@ -6,18 +6,14 @@ import {
   IsArray,
   IsDateString,
   IsIn,
-  IsInt,
   IsString,
   Length,
   Matches,
-  Max,
-  Min,
   ValidateIf,
 } from 'class-validator';
 import { IsOmittable } from '../../common/validation';
 import { API_KEY_SCOPES, ApiKeyScope } from '../../common/principal';
 import { WAIT_LEVELS, type WaitLevel } from '../../widget/pow';
-
 
 /** scheme://host[:port], no path: what a browser sends in the Origin header. */
 export const ORIGIN_PATTERN = /^https?:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]+)(:\d{1,5})?$/;

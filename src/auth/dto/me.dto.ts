@@ -22,7 +22,12 @@ export class BoundsDto {
 
 /** The bounds the API enforces on numeric settings, for a client to offer without copying them. */
 export class SettingLimitsDto {
-  @ApiProperty({ description: 'The values of an API key’s `challengeWaitMs` (a visitor’s median wait, ms).', type: 'integer', isArray: true, example: [250, 500, 1000, 2000] })
+  @ApiProperty({
+    description: 'The values of an API key’s `challengeWaitMs` (a visitor’s median wait, ms).',
+    type: 'integer',
+    isArray: true,
+    example: [250, 500, 1000, 2000],
+  })
   readonly challengeWaitMs!: readonly number[];
 
   @ApiProperty({ description: 'Bounds of the account’s `nonceTtlSeconds`.', type: BoundsDto })

@@ -9,13 +9,24 @@ export class ChallengeDataDto {
   @ApiPropertyOptional({ description: 'Present instead of `key` on Gatehouse’s own sign-up challenge.', enum: ['signup'] })
   readonly purpose?: 'signup';
 
-  @ApiProperty({ description: 'When the challenge was issued (ms since the epoch): the start of the solve time verify reports.', type: 'integer' })
+  @ApiProperty({
+    description: 'When the challenge was issued (ms since the epoch): the start of the solve time verify reports.',
+    type: 'integer',
+  })
   readonly issuedAt!: number;
 
-  @ApiProperty({ description: 'The surge level that raised the difficulty (0: none; each level doubles the work).', type: 'integer', minimum: 0, maximum: 4 })
+  @ApiProperty({
+    description: 'The surge level that raised the difficulty (0: none; each level doubles the work).',
+    type: 'integer',
+    minimum: 0,
+    maximum: 4,
+  })
   readonly surge!: number;
 
-  @ApiProperty({ description: 'HMAC of the solution by Gatehouse, so the exchange can trust the counter without deriving.', example: '5e0c…' })
+  @ApiProperty({
+    description: 'HMAC of the solution by Gatehouse, so the exchange can trust the counter without deriving.',
+    example: '5e0c…',
+  })
   readonly tag!: string;
 }
 
@@ -24,7 +35,10 @@ export class ChallengeParametersDto {
   @ApiProperty({ description: 'Key-derivation function of a candidate.', enum: ['PBKDF2/SHA-256'] })
   readonly algorithm!: 'PBKDF2/SHA-256';
 
-  @ApiProperty({ description: 'Random, hex: a candidate’s password is nonce ‖ counter (uint32, big-endian).', example: '8c2d1f0e4b6a79305d1e2c3b4a5f6e70' })
+  @ApiProperty({
+    description: 'Random, hex: a candidate’s password is nonce ‖ counter (uint32, big-endian).',
+    example: '8c2d1f0e4b6a79305d1e2c3b4a5f6e70',
+  })
   readonly nonce!: string;
 
   @ApiProperty({ description: 'Random, hex: the derivation’s salt.', example: '1a2b3c4d5e6f708192a3b4c5d6e7f809' })
@@ -43,7 +57,10 @@ export class ChallengeParametersDto {
   })
   readonly keyPrefix!: string;
 
-  @ApiProperty({ description: 'HMAC of the solution’s derived key: checking a solution costs an HMAC, not a derivation.', example: 'c41e…' })
+  @ApiProperty({
+    description: 'HMAC of the solution’s derived key: checking a solution costs an HMAC, not a derivation.',
+    example: 'c41e…',
+  })
   readonly keySignature!: string;
 
   @ApiProperty({ description: 'Unix seconds after which a solution is refused (5 minutes after issue).', type: 'integer' })
@@ -58,7 +75,11 @@ export class ChallengeDto {
   @ApiProperty({ type: ChallengeParametersDto })
   readonly parameters!: ChallengeParametersDto;
 
-  @ApiProperty({ description: 'HMAC-SHA-256 (hex) by Gatehouse of the parameters as canonical JSON (keys sorted): a solution to anything else is refused.', example: '9d1e3b…' })
+  @ApiProperty({
+    description:
+      'HMAC-SHA-256 (hex) by Gatehouse of the parameters as canonical JSON (keys sorted): a solution to anything else is refused.',
+    example: '9d1e3b…',
+  })
   readonly signature!: string;
 }
 
@@ -70,7 +91,8 @@ export class RedeemSolutionDto {
     description:
       "The solution as the altcha widget submits it: base64 of JSON {challenge: {parameters, signature}, solution: {counter, derivedKey}}. Wrong, expired, reused, another key's, or ALTCHA's v1 format: 422 challenge_failed.",
     maxLength: ALTCHA_MAX_LENGTH,
-    example: 'eyJjaGFsbGVuZ2UiOnsicGFyYW1ldGVycyI6ey4uLn0sInNpZ25hdHVyZSI6Ii4uLiJ9LCJzb2x1dGlvbiI6eyJjb3VudGVyIjoxMjM0LCJkZXJpdmVkS2V5IjoiLi4uIn19',
+    example:
+      'eyJjaGFsbGVuZ2UiOnsicGFyYW1ldGVycyI6ey4uLn0sInNpZ25hdHVyZSI6Ii4uLiJ9LCJzb2x1dGlvbiI6eyJjb3VudGVyIjoxMjM0LCJkZXJpdmVkS2V5IjoiLi4uIn19',
   })
   @IsString()
   @MaxLength(ALTCHA_MAX_LENGTH)

@@ -18,7 +18,10 @@ export class WidgetEffortDto {
   @ApiProperty({ description: 'End of the range: now.', type: String, format: 'date-time' })
   readonly to!: string;
 
-  @ApiProperty({ description: 'The difficulty in force: a visitor’s median wait, ms (the key’s own, else its plan’s).', enum: [250, 500, 1000, 2000] })
+  @ApiProperty({
+    description: 'The difficulty in force: a visitor’s median wait, ms (the key’s own, else its plan’s).',
+    enum: [250, 500, 1000, 2000],
+  })
   readonly waitMs!: number;
 
   @ApiProperty({ description: 'Whether waitMs is the plan’s default (the key has none of its own).' })
@@ -41,7 +44,8 @@ export class WidgetEffortDto {
   readonly solveMsP90!: number | null;
 
   @ApiProperty({
-    description: 'What a CPU bot pays for 1,000 nonces at this level without a surge, in CPU-seconds of one core (measured, `npm run bench:widget`).',
+    description:
+      'What a CPU bot pays for 1,000 nonces at this level without a surge, in CPU-seconds of one core (measured, `npm run bench:widget`).',
     type: 'number',
   })
   readonly botCpuSecondsPer1000Nonces!: number;
