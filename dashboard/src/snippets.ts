@@ -2,7 +2,7 @@
 
 /** The script tag and the element that go in the form's page (the widget key is public). */
 export const widgetSnippet = (origin: string, widgetKey: string): string =>
-  `<script src="${origin}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${widgetKey}"></div>`;
+  `<script src="${origin}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${widgetKey}" data-auto="onfocus"></div>`;
 
 /** The server's call before it acts on a form: is its nonce valid? */
 export const verifySnippet = (origin: string, verifyKey: string): string =>

@@ -78,7 +78,7 @@ describeInBrowser('dashboard: protect your first form, in Chromium', () => {
         scopes: ['widget'],
         allowedOrigins: ['https://shop.example.com'],
       });
-      const snippet = `<script src="${d.base}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${stored.widgetKey}"></div>`;
+      const snippet = `<script src="${d.base}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${stored.widgetKey}" data-auto="onfocus"></div>`;
       expect(await onboarding.locator('pre').first().textContent()).toBe(snippet);
       await onboarding.getByRole('button', { name: 'Copy snippet' }).click();
       await onboarding.getByText('Copied.').first().waitFor();

@@ -1,22 +1,41 @@
 /**
  * The Gatehouse widget (docs/PROTECT-A-FORM.md): one classic script that renders ALTCHA's
  * `<altcha-widget>` in every `.gatehouse-widget` element, lets it solve Gatehouse's proof-of-work
- * challenge in its own workers, exchanges the solution for a single-use nonce and puts the nonce in
- * the element's form.
+ * challenge (ALTCHA v2, PBKDF2/SHA-256) in ALTCHA's own workers, exchanges the solution for a
+ * single-use nonce and puts the nonce in the element's form.
  *
  * Built by `npm run build:widget` (widget/vite.config.mts) into dist/widget/gatehouse.js and served
  * at /widget/v1/gatehouse.js. The API is found from this script's own URL.
  *
- * Nothing here solves anything: ALTCHA's external build is the widget and its worker.js the solver.
- * The external build is used, not ALTCHA's default bundle, because the default one injects a
- * `<style>` element (a customer's CSP would need style-src 'unsafe-inline'); here its stylesheet is
- * adopted through CSSOM instead, and its worker started from a blob: URL as the default bundle does.
+ * Nothing here solves anything: ALTCHA's external build is the widget and its PBKDF2 worker the
+ * solver. The external build is used, not ALTCHA's default bundle, because the default one injects
+ * a `<style>` element (a customer's CSP would need style-src 'unsafe-inline'); here its stylesheet
+ * is adopted through CSSOM instead, and its worker started from a blob: URL (worker-src blob:).
  */
 import 'altcha/external';
-import altchaCss from 'altcha/altcha.css?inline';
-import altchaWorker from 'altcha/worker?raw';
+// As published (?raw, not ?inline): the build's CSS lowering would turn its light-dark() colours into
+// variables only a color-scheme rule of the same build defines, leaving borders and colours invalid.
+import altchaCss from 'altcha/altcha.css?raw';
+import pbkdf2Worker from 'altcha/workers/pbkdf2?raw';
+import type { Configuration, State, Strings } from 'altcha/types';
+// ALTCHA's translations of its texts; English is built in. The page's <html lang>, or data-lang,
+// picks one (a language without its own file falls back to English).
+import 'altcha/i18n/ar';
+import 'altcha/i18n/de';
+import 'altcha/i18n/es-es';
+import 'altcha/i18n/fr-fr';
+import 'altcha/i18n/it';
+import 'altcha/i18n/ja';
+import 'altcha/i18n/nl';
+import 'altcha/i18n/pl';
+import 'altcha/i18n/pt-br';
+import 'altcha/i18n/pt-pt';
+import 'altcha/i18n/zh-cn';
+import 'altcha/i18n/zh-tw';
 
-type AltchaElement = HTMLElement & AltchaWidgetMethods & AltchaWidgetOptions;
+type AltchaElement = HTMLElementTagNameMap['altcha-widget'];
+/** ALTCHA's states by name (its `State` is a const enum of these strings). */
+type StateName = `${State}`;
 
 /** What `gatehouse:verified` carries. */
 export interface VerifiedDetail {
@@ -34,6 +53,7 @@ export interface ErrorDetail {
 const SCRIPT_PATH = '/widget/v1/gatehouse.js';
 const DEFAULT_FIELD = 'gatehouse-nonce';
 const AUTO = ['off', 'onfocus', 'onload', 'onsubmit'] as const;
+const THEMES = ['light', 'dark', 'auto'];
 const RENDERED = 'gatehouseRendered';
 
 /** `https://gatehouse.example.com/` from `https://gatehouse.example.com/widget/v1/gatehouse.js` (a path prefix is kept). */
@@ -48,8 +68,24 @@ const BASE = apiBase();
 const CHALLENGE_URL = new URL('api/v1/widget/challenge', BASE).href;
 const NONCES_URL = new URL('api/v1/widget/nonces', BASE).href;
 
-const OWN_CSS =
-  '.gatehouse-sr-only{position:absolute!important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}';
+/**
+ * Ours, after ALTCHA's: the visible reason of a failure under the box; `color-scheme` from
+ * data-theme (ALTCHA's colours are `light-dark()` pairs); a focus ring on the checkbox; the check
+ * mark and spinner let clicks through to the checkbox under them; ALTCHA's own error bubble (a
+ * generic "try again later") gives way to the reason.
+ */
+const OWN_CSS = `
+.gatehouse-widget{display:block}
+.gatehouse-widget[data-theme=light]{color-scheme:light}
+.gatehouse-widget[data-theme=dark]{color-scheme:dark}
+.gatehouse-widget[data-theme=auto]{color-scheme:light dark}
+.gatehouse-widget .altcha-checkbox svg,.gatehouse-widget .altcha-checkbox-spinner{pointer-events:none}
+.gatehouse-widget .altcha-checkbox input:focus-visible{outline:2px solid light-dark(#1d4ed8,#93c5fd);outline-offset:2px}
+.gatehouse-widget .altcha-popover[data-variant=error]{display:none}
+.gatehouse-widget .altcha-footer strong{font-weight:600}
+.gatehouse-reason{box-sizing:border-box;max-width:var(--altcha-max-width,320px);margin:.25rem 0 0;padding:.4rem .75rem;border-radius:var(--altcha-border-radius,6px);background:var(--altcha-color-error,#b91c1c);color:var(--altcha-color-error-content,#fff);font-size:.85rem;line-height:1.3}
+.gatehouse-reason:empty{display:none}
+.gatehouse-sr-only{position:absolute!important;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}`;
 
 /** ALTCHA's stylesheet and ours, adopted (no `<style>` element: CSP style-src needs nothing for it). */
 function installStyles(): void {
@@ -65,119 +101,214 @@ function installStyles(): void {
   }
 }
 
-/**
- * ALTCHA splits the search between several workers and, once one finds the number, posts the
- * others an abort message. In Chromium that message waits behind the worker's own loop of
- * crypto.subtle.digest calls until its whole share is searched, so every solve lasted as long as
- * the slowest share, wherever the number was. Terminating the worker instead,
- * and answering for it what an aborted worker answers (null), ends the search when it is found.
- */
-class PromptlyAbortedWorker extends Worker {
-  override postMessage(message: unknown, options?: StructuredSerializeOptions | Transferable[]): void {
-    if ((message as { type?: unknown } | null)?.type !== 'abort') return super.postMessage(message, options as StructuredSerializeOptions);
-    this.terminate();
-    this.dispatchEvent(new MessageEvent('message', { data: null }));
+/** ALTCHA's PBKDF2 worker, started from one blob: URL (CSP: worker-src blob:), for the algorithms it solves. */
+function installWorker(): void {
+  const url = URL.createObjectURL(new Blob([pbkdf2Worker], { type: 'text/javascript' }));
+  for (const algorithm of ['PBKDF2/SHA-256', 'PBKDF2/SHA-384', 'PBKDF2/SHA-512']) $altcha.algorithms.set(algorithm, () => new Worker(url));
+}
+
+/** Every translation's footer names Gatehouse first; ALTCHA's own credit ("Protected by ALTCHA", translated) follows. */
+function brandFooters(): void {
+  let all: Record<string, Record<string, string>> = {};
+  $altcha.i18n.store.subscribe((value) => (all = value))();
+  for (const [language, strings] of Object.entries(all)) {
+    if (strings.footer?.startsWith('<strong>Gatehouse</strong>')) continue;
+    $altcha.i18n.set(language, { ...strings, footer: `<strong>Gatehouse</strong> · ${strings.footer ?? ''}` });
   }
 }
 
-/** ALTCHA's own worker script, started from one blob: URL (CSP: worker-src blob:). */
-function installWorker(): void {
-  const url = URL.createObjectURL(new Blob([altchaWorker], { type: 'text/javascript' }));
-  globalThis.altchaCreateWorker = () => new PromptlyAbortedWorker(url);
-}
-
-/** The error code of an API error body (`{statusCode, error, message, requestId}`, docs/API.md "Errors"), if it is one. */
-function errorCodeOf(body: unknown): string | undefined {
-  const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
-  return typeof error === 'string' ? error : undefined;
+/** The API's error body (`{statusCode, error, message, requestId}`, docs/API.md "Errors"), if it is one. */
+interface ApiErrorBody {
+  readonly error?: unknown;
+  readonly message?: unknown;
+  readonly requestId?: unknown;
 }
 
 const readJson = (res: Response): Promise<unknown> => res.json().catch(() => undefined);
 
-/** The form of the element's widget, its nonce field, and the screen-reader announcements. */
+/** A refused request as the widget reports it: the API's code, and its message on the console for the site's owner. */
+function refusal(res: Response, body: unknown, fallbackCode: string, what: string): ErrorDetail {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as ApiErrorBody;
+  const code = typeof b.error === 'string' ? b.error : fallbackCode;
+  const apiMessage = typeof b.message === 'string' ? b.message : `${what} was refused`;
+  const requestId = typeof b.requestId === 'string' ? `, request ${b.requestId}` : '';
+  console.error(`Gatehouse: ${apiMessage} (${code}, HTTP ${res.status}${requestId})`);
+  return { code, message: apiMessage, status: res.status };
+}
+
+/** What the visitor reads under the box for each failure: short, and what it is, never a generic "try later". */
+function reasonText(detail: ErrorDetail): string {
+  switch (detail.code) {
+    case 'insufficient_permissions':
+      return 'Not allowed on this site: its origin is not one of the Gatehouse key’s allowed origins.';
+    case 'invalid_api_key':
+      return 'This form’s Gatehouse key is invalid or revoked.';
+    case 'rate_limit_exceeded':
+      return 'Too many attempts from here. Wait a minute, then check the box again.';
+    case 'challenge_failed':
+      return 'The proof of work was refused. Check the box to try again.';
+    case 'network_error':
+      return 'Gatehouse could not be reached. Check your connection, then the box again.';
+    default:
+      return `The check did not complete (${detail.code}). Check the box to try again.`;
+  }
+}
+
+/** The form of the element's widget, its nonce field, and what the visitor reads and hears. */
 class GatehouseWidget {
   private readonly altcha: AltchaElement;
   private readonly field: HTMLInputElement;
   private readonly status: HTMLElement;
-  private readonly alert: HTMLElement;
+  private readonly reason: HTMLElement;
+  private readonly form: HTMLFormElement | null;
+  private readonly auto: (typeof AUTO)[number];
   /** The API's refusal of the last challenge request, reported when ALTCHA turns it into its error state. */
   private challengeError?: ErrorDetail;
   /** The exchange of a solution for a nonce, while it runs: a submit waits for it. */
   private exchange?: Promise<boolean>;
-  /** Set while this class puts ALTCHA into a state itself, so its own statechange is not reported twice. */
-  private settingState = false;
+  /** A state this class put ALTCHA into itself, whose statechange is not to be handled again. */
+  private ownState?: StateName;
+  /** The nonce in the field, until when; ALTCHA only knows the challenge's expiry. */
+  private nonceExpiresAt = 0;
+  private nonceTimer?: ReturnType<typeof setTimeout>;
+  /** The button a submit is being attempted with, for the instant of its activation (see trackSubmitter). */
+  private submitter?: HTMLElement | null;
+  /** A submit made while the work ran: sent once the nonce is in. */
+  private pendingSubmit?: { submitter: HTMLElement | null };
 
   constructor(
     private readonly host: HTMLElement,
     private readonly key: string,
   ) {
+    this.form = host.closest('form');
     this.field = document.createElement('input');
     this.field.type = 'hidden';
     this.field.name = host.dataset.field || DEFAULT_FIELD;
-    this.status = this.liveRegion('status', 'polite');
-    this.alert = this.liveRegion('alert', 'assertive');
+    this.status = document.createElement('span');
+    this.status.className = 'gatehouse-sr-only';
+    this.status.setAttribute('role', 'status');
+    this.reason = document.createElement('p');
+    this.reason.className = 'gatehouse-reason';
+    this.reason.setAttribute('role', 'alert');
+    if (host.dataset.theme !== undefined && !THEMES.includes(host.dataset.theme)) delete host.dataset.theme;
+    const auto = host.dataset.auto as (typeof AUTO)[number] | undefined;
+    this.auto = auto !== undefined && AUTO.includes(auto) ? auto : 'off';
 
-    this.altcha = document.createElement('altcha-widget') as AltchaElement;
-    this.altcha.setAttribute('challengeurl', CHALLENGE_URL);
+    this.altcha = document.createElement('altcha-widget');
+    this.altcha.setAttribute('challenge', CHALLENGE_URL);
     // ALTCHA's own hidden field (the raw solution) is of no use to the customer's server: without
     // a name it is left out of the form's submission and of `new FormData(form)`.
     this.altcha.setAttribute('name', '');
-    this.altcha.setAttribute('credentials', 'omit');
-    // When a challenge (or, once exchanged, the nonce) expires, the visitor checks the box again:
-    // no background re-solving, which would spend the key's allowance for idle pages.
-    this.altcha.setAttribute('disablerefetchonexpire', 'true');
-    // ALTCHA's logo is a link inside aria-hidden: focusable yet hidden from screen readers (axe: serious).
-    // Its footer ("Protected by ALTCHA") keeps the attribution.
-    this.altcha.setAttribute('hidelogo', '');
-    const auto = host.dataset.auto as (typeof AUTO)[number] | undefined;
-    if (auto !== undefined && AUTO.includes(auto)) this.altcha.setAttribute('auto', auto);
-    this.altcha.customfetch = (url, init) => this.fetchWithKey(url, init, url === CHALLENGE_URL);
-
-    this.altcha.addEventListener('statechange', (ev) => this.onStateChange((ev as AltchaStateChangeEvent).detail.state));
-    this.altcha.addEventListener('verified', (ev) => void this.redeem((ev as AltchaVerifiedEvent).detail.payload));
-    host.closest('form')?.addEventListener('submit', (ev) => this.holdSubmit(ev), { capture: true });
-    host.append(this.altcha, this.field, this.status, this.alert);
+    this.altcha.setAttribute('auto', this.auto);
+    if (host.dataset.lang) this.altcha.setAttribute('language', host.dataset.lang);
+    // Options that are not attributes: set once ALTCHA's component exists (its `load`), before any work can start.
+    this.altcha.addEventListener('load', () => void this.altcha.configure(this.configuration()), { once: true });
+    this.altcha.addEventListener('statechange', (ev) => this.onStateChange((ev as CustomEvent<{ state: State }>).detail.state));
+    this.altcha.addEventListener('verified', (ev) => void this.redeem((ev as CustomEvent<{ payload: string }>).detail.payload));
+    host.addEventListener('invalid', (ev) => this.onInvalid(ev), { capture: true });
+    host.addEventListener('keydown', (ev) => this.onKeyDown(ev));
+    this.form?.addEventListener('click', (ev) => this.trackSubmitter(ev), { capture: true });
+    this.form?.addEventListener('submit', (ev) => this.holdSubmit(ev), { capture: true });
+    host.append(this.altcha, this.field, this.reason, this.status);
   }
 
-  private liveRegion(role: 'status' | 'alert', live: 'polite' | 'assertive'): HTMLElement {
-    const el = document.createElement('span');
-    el.className = 'gatehouse-sr-only';
-    el.setAttribute('role', role);
-    el.setAttribute('aria-live', live);
-    return el;
+  private configuration(): Partial<Configuration> {
+    return {
+      fetch: (url, init) => this.fetchChallenge(url, init),
+      credentials: 'omit',
+      // A solve is over when it is found: ALTCHA would otherwise pad it to 500 ms.
+      minDuration: 0,
+      // ALTCHA's logo is a link inside aria-hidden: focusable yet hidden from screen readers (axe: serious).
+      hideLogo: true,
+      // Pointer and scroll recording for ALTCHA's own service, which Gatehouse does not ask for.
+      humanInteractionSignature: false,
+    };
   }
 
-  private announce(text: string, region = this.status): void {
+  private announce(text: string): void {
+    this.status.textContent = text;
+  }
+
+  private showReason(text: string): void {
     this.status.textContent = '';
-    this.alert.textContent = '';
-    region.textContent = text;
+    this.reason.textContent = text;
   }
 
-  /** fetch with the widget's key; a refused challenge request is remembered with the API's error code. */
-  private async fetchWithKey(url: string, init: RequestInit | undefined, isChallenge: boolean): Promise<Response> {
+  /** ALTCHA's texts in the language it shows (its own choice: data-lang, <html lang>, the browser's languages; else English). */
+  private strings(): Strings {
+    let all: Record<string, Record<string, string>> = {};
+    $altcha.i18n.store.subscribe((value) => (all = value))();
+    const codes = Object.keys(all);
+    for (const wanted of [this.host.dataset.lang, document.documentElement.lang, ...navigator.languages]) {
+      if (!wanted) continue;
+      const lang = wanted.toLowerCase();
+      const code = all[lang] ? lang : codes.find((c) => c.split('-')[0] === lang.split('-')[0]);
+      if (code !== undefined) return all[code] as unknown as Strings;
+    }
+    return all.en as unknown as Strings;
+  }
+
+  /** ALTCHA's challenge request, with the widget's key; a refusal is remembered with the API's error code. */
+  private async fetchChallenge(url: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const headers = new Headers(init?.headers);
     headers.set('X-Api-Key', this.key);
-    const res = await fetch(url, { ...init, headers, credentials: 'omit', mode: 'cors' });
-    if (isChallenge) {
-      this.challengeError = res.ok
-        ? undefined
-        : {
-            code: errorCodeOf(await readJson(res.clone())) ?? 'challenge_unavailable',
-            message: `The challenge request was refused (${res.status}).`,
-            status: res.status,
-          };
+    this.challengeError = undefined;
+    let res: Response;
+    try {
+      res = await fetch(url, { ...init, headers, credentials: 'omit', mode: 'cors' });
+    } catch (err) {
+      console.error('Gatehouse: the challenge request failed', err);
+      this.challengeError = { code: 'network_error', message: 'Gatehouse could not be reached.' };
+      throw err;
     }
+    if (!res.ok) this.challengeError = refusal(res, await readJson(res.clone()), 'challenge_unavailable', 'The challenge request');
     return res;
   }
 
-  private onStateChange(state: AltchaState): void {
+  private onStateChange(state: StateName): void {
     if (state !== 'verified') this.field.value = '';
-    if (this.settingState) return;
-    if (state === 'verifying') this.announce('Verifying that you are not a robot…');
-    else if (state === 'expired') this.announce('The verification expired. Check the box again.', this.alert);
-    else if (state === 'error') {
+    // ALTCHA reports a state this class set itself a moment later (its events wait for a tick).
+    if (state === this.ownState) {
+      this.ownState = undefined;
+      return;
+    }
+    if (state === 'verifying') {
+      this.reason.textContent = '';
+      this.announce(this.strings().verifying);
+    } else if (state === 'unverified') {
+      this.clearNonce();
+      this.reason.textContent = '';
+      this.announce('');
+    } else if (state === 'expired') {
+      // ALTCHA's timer is the challenge's; once exchanged, the nonce's own lifetime is what counts.
+      if (this.nonceExpiresAt > Date.now()) this.setAltchaState('verified');
+      else this.expired();
+    } else if (state === 'error') {
       this.fail(this.challengeError ?? { code: 'verification_failed', message: 'The challenge could not be fetched or solved.' }, false);
     }
+  }
+
+  /** The nonce (or the challenge before it) expired: the visitor checks the box again; nothing is solved in the background. */
+  private expired(): void {
+    this.clearNonce();
+    if (this.state() !== 'expired') this.setAltchaState('expired');
+    this.showReason(this.strings().expired);
+  }
+
+  private state(): StateName {
+    return this.altcha.getState();
+  }
+
+  private setAltchaState(state: StateName, error?: string): void {
+    this.ownState = state;
+    if (state === 'verified') this.altcha.setState(state as State);
+    else this.altcha.reset(state as State, error ?? null);
+  }
+
+  private clearNonce(): void {
+    clearTimeout(this.nonceTimer);
+    this.nonceExpiresAt = 0;
+    this.field.value = '';
   }
 
   /** ALTCHA solved the challenge: exchange its payload for a nonce. */
@@ -191,45 +322,92 @@ class GatehouseWidget {
   private async requestNonce(payload: string): Promise<boolean> {
     let res: Response;
     try {
-      res = await this.fetchWithKey(
-        NONCES_URL,
-        { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ altcha: payload }) },
-        false,
-      );
-    } catch {
+      res = await fetch(NONCES_URL, {
+        method: 'POST',
+        headers: { 'X-Api-Key': this.key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ altcha: payload }),
+        credentials: 'omit',
+        mode: 'cors',
+      });
+    } catch (err) {
+      console.error('Gatehouse: the nonce request failed', err);
       this.fail({ code: 'network_error', message: 'Gatehouse could not be reached.' }, true);
       return false;
     }
     const body = (await readJson(res)) as Partial<VerifiedDetail> | undefined;
     if (res.status !== 201 || typeof body?.nonce !== 'string' || typeof body.expiresAt !== 'string') {
-      this.fail(
-        { code: errorCodeOf(body) ?? 'nonce_refused', message: `The solution was refused (${res.status}).`, status: res.status },
-        true,
-      );
+      this.fail(refusal(res, body, 'nonce_refused', 'The solution'), true);
       return false;
     }
     const detail: VerifiedDetail = { nonce: body.nonce, expiresAt: body.expiresAt };
     this.field.value = detail.nonce;
-    // From now on the nonce's lifetime, not the challenge's, decides when the widget expires.
-    this.altcha.configure({ expire: Math.max(1, Date.parse(detail.expiresAt) - Date.now()) });
-    this.announce('Verified. You can submit the form.');
+    this.nonceExpiresAt = Date.parse(detail.expiresAt);
+    clearTimeout(this.nonceTimer);
+    this.nonceTimer = setTimeout(() => this.expired(), Math.max(0, this.nonceExpiresAt - Date.now()));
+    this.reason.textContent = '';
+    this.announce(`${this.strings().verified}.`);
     this.host.dispatchEvent(new CustomEvent<VerifiedDetail>('gatehouse:verified', { bubbles: true, detail }));
+    const pending = this.pendingSubmit;
+    this.pendingSubmit = undefined;
+    if (pending !== undefined && this.form !== null) this.form.requestSubmit(this.submitterOf(pending.submitter));
     return true;
   }
 
-  /** Reports a failure: the event, the screen-reader alert and, when ALTCHA does not know yet, its error state. */
+  /** Reports a failure: the event, the visible reason and, when ALTCHA does not know yet, its error state. */
   private fail(detail: ErrorDetail, setAltchaState: boolean): void {
-    this.field.value = '';
-    if (setAltchaState) {
-      this.settingState = true;
-      try {
-        this.altcha.setState('error', `Verification failed: ${detail.code}`);
-      } finally {
-        this.settingState = false;
-      }
-    }
-    this.announce(`Verification failed (${detail.code}). Check the box to try again.`, this.alert);
+    this.clearNonce();
+    this.pendingSubmit = undefined;
+    if (setAltchaState) this.setAltchaState('error', `${detail.code}: ${detail.message}`);
+    this.showReason(reasonText(detail));
     this.host.dispatchEvent(new CustomEvent<ErrorDetail>('gatehouse:error', { bubbles: true, detail }));
+  }
+
+  private checkbox(): HTMLInputElement | null {
+    return this.altcha.querySelector<HTMLInputElement>('input[type="checkbox"]');
+  }
+
+  /** Enter starts the check too (Space does, as on any checkbox), and does not send the form from the box. */
+  private onKeyDown(ev: KeyboardEvent): void {
+    const box = this.checkbox();
+    if (ev.key !== 'Enter' || box === null || ev.target !== box) return;
+    ev.preventDefault();
+    const state = this.state();
+    if (state !== 'verified' && state !== 'verifying') box.click();
+  }
+
+  /**
+   * The button a submit is attempted with: a click on it (also the one implicit submission, Enter
+   * in a field, makes) runs the form's validation and submit in the same task, right after this.
+   */
+  private trackSubmitter(ev: MouseEvent): void {
+    const button = (ev.target as Element | null)?.closest?.('button, input');
+    if (!(button instanceof HTMLButtonElement || button instanceof HTMLInputElement)) return;
+    if (button.form !== this.form || (button.type !== 'submit' && button.type !== 'image')) return;
+    this.submitter = button;
+    setTimeout(() => (this.submitter = undefined));
+  }
+
+  private submitterOf(button: HTMLElement | null): HTMLElement | null {
+    return button !== null && button.isConnected && (button as HTMLButtonElement).form === this.form ? button : null;
+  }
+
+  /**
+   * The box is a required field until verified. The browser's own bubble would cover the widget's
+   * text: the widget says it itself. A submit while the work runs is sent once the nonce is in.
+   */
+  private onInvalid(ev: Event): void {
+    const box = this.checkbox();
+    if (box === null || ev.target !== box) return;
+    ev.preventDefault();
+    const state = this.state();
+    if (state === 'verifying') {
+      if (this.submitter !== undefined && this.auto !== 'onsubmit') this.pendingSubmit = { submitter: this.submitter };
+      this.announce(this.strings().waitAlert);
+      return;
+    }
+    this.showReason(this.strings().verificationRequired);
+    // Focus goes to the first field the browser finds wrong; when that is this box, here.
+    if (this.form?.querySelector(':invalid') === box) box.focus();
   }
 
   /** A submit while the nonce is on its way waits for it (a few milliseconds), then goes ahead if it came. */
@@ -240,7 +418,7 @@ class GatehouseWidget {
     ev.stopImmediatePropagation();
     const form = ev.target as HTMLFormElement;
     void pending.then((ok) => {
-      if (ok) form.requestSubmit(ev.submitter);
+      if (ok) form.requestSubmit(this.submitterOf(ev.submitter));
     });
   }
 }
@@ -277,6 +455,7 @@ function render(target: Element | Document = document): void {
 
 installStyles();
 installWorker();
+brandFooters();
 window.Gatehouse = Object.freeze({ version: 'v1' as const, render });
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', () => render());
 else render();

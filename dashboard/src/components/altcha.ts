@@ -1,25 +1,20 @@
 /**
  * ALTCHA's `<altcha-widget>` for the sign-up page, loaded only there (a dynamic import): its external
- * build (no `<style>` element: its stylesheet is a file, as the CSP wants) and its solver worker,
- * built as a file under /assets (worker-src falls back to script-src 'self'; no blob: URL).
+ * build (no `<style>` element: its stylesheet is a file, as the CSP wants) and its PBKDF2 solver
+ * worker, built as a file under /assets (worker-src falls back to script-src 'self'; no blob: URL).
  */
 import 'altcha/external';
 import 'altcha/altcha.css';
-import workerUrl from 'altcha/worker?worker&url';
+import workerUrl from 'altcha/workers/pbkdf2?worker&url';
 
-/**
- * ALTCHA splits the search between workers and posts the others an abort once one finds the number;
- * in Chromium that message waits behind the worker's digest loop, so each solve lasted as long as the
- * slowest share. Terminating the worker, and answering what an aborted worker answers (null), ends
- * the search when it is found (as widget/src/gatehouse.ts does).
- */
-class PromptlyAbortedWorker extends Worker {
-  override postMessage(message: unknown, options?: StructuredSerializeOptions | Transferable[]): void {
-    if ((message as { type?: unknown } | null)?.type !== 'abort') return super.postMessage(message, options as StructuredSerializeOptions);
-    this.terminate();
-    this.dispatchEvent(new MessageEvent('message', { data: null }));
-  }
-}
+for (const algorithm of ['PBKDF2/SHA-256', 'PBKDF2/SHA-384', 'PBKDF2/SHA-512'])
+  $altcha.algorithms.set(algorithm, () => new Worker(workerUrl));
 
-// After the import above, which installs ALTCHA's own factory (a worker.js beside the module).
-globalThis.altchaCreateWorker = () => new PromptlyAbortedWorker(workerUrl);
+$altcha.defaults.set({
+  // A solve is over when it is found: ALTCHA would otherwise pad it to 500 ms.
+  minDuration: 0,
+  // Its logo is a link inside aria-hidden (focusable but hidden from screen readers); the footer keeps the attribution.
+  hideLogo: true,
+  // Pointer and scroll recording for ALTCHA's own service, which Gatehouse does not ask for.
+  humanInteractionSignature: false,
+});

@@ -129,11 +129,9 @@ function ProofOfWork({ onSolved }: { onSolved: (payload: string | null) => void 
       () => {
         if (gone) return;
         widget = document.createElement('altcha-widget');
-        widget.setAttribute('challengeurl', SIGNUP_CHALLENGE_URL);
+        widget.setAttribute('challenge', SIGNUP_CHALLENGE_URL);
         widget.setAttribute('name', 'altcha');
         widget.setAttribute('auto', 'onfocus');
-        // Its logo is a link inside aria-hidden (focusable but hidden from screen readers); the footer keeps the attribution.
-        widget.setAttribute('hidelogo', '');
         widget.addEventListener('statechange', (ev) => {
           const { state, payload } = (ev as CustomEvent<{ state: string; payload?: string }>).detail;
           solved.current(state === 'verified' && payload ? payload : null);
