@@ -31,7 +31,7 @@ export class WidgetController {
   @ApiOperation({
     summary: 'A fresh proof-of-work challenge (ALTCHA) for the widget to solve',
     description:
-      'Signed, bound to this key, valid 5 minutes. Its difficulty (maxnumber) is the key’s, else the plan’s, and rises while the key or the visitor asks far faster than usual (docs/API.md, "Challenge difficulty").',
+      'Signed, bound to this key, valid 5 minutes. Its difficulty (`challengeWaitMs`, a visitor’s median wait) is the key’s, else the plan’s, and rises while the key or the visitor asks far faster than usual (docs/API.md, "Challenge difficulty").',
   })
   @ApiOkResponse({ type: ChallengeDto })
   challenge(@Req() req: ApiKeyRequest): Promise<ChallengeDto> {

@@ -25,14 +25,14 @@ describe('plans and the account', () => {
     expectRateLimitHeaders(res);
     expect(res.body).toEqual({
       data: [
-        { id: 'free', name: expect.any(String), apiRequestsPerMinute: 60, managementRequestsPerMinute: 120, challengeMaxNumber: 100_000 },
-        { id: 'pro', name: expect.any(String), apiRequestsPerMinute: 600, managementRequestsPerMinute: 600, challengeMaxNumber: 100_000 },
+        { id: 'free', name: expect.any(String), apiRequestsPerMinute: 60, managementRequestsPerMinute: 120, challengeWaitMs: 500 },
+        { id: 'pro', name: expect.any(String), apiRequestsPerMinute: 600, managementRequestsPerMinute: 600, challengeWaitMs: 500 },
         {
           id: 'enterprise',
           name: expect.any(String),
           apiRequestsPerMinute: 6000,
           managementRequestsPerMinute: 1200,
-          challengeMaxNumber: 100_000,
+          challengeWaitMs: 500,
         },
       ],
     });
@@ -54,7 +54,7 @@ describe('plans and the account', () => {
             name: expect.any(String),
             apiRequestsPerMinute: 60,
             managementRequestsPerMinute: 120,
-            challengeMaxNumber: 100_000,
+            challengeWaitMs: 500,
           },
           createdAt: expect.any(String),
         }),
@@ -137,7 +137,7 @@ describe('plans and the account', () => {
         name: expect.any(String),
         apiRequestsPerMinute: 600,
         managementRequestsPerMinute: 600,
-        challengeMaxNumber: 100_000,
+        challengeWaitMs: 500,
       });
 
       expect((await putPlan(account.owner.token, { plan: 'enterprise' })).status).toBe(200);

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { solveChallenge } from 'altcha-lib/v1';
+import { solveChallenge, type Challenge } from 'altcha-lib';
+import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import { generateSync } from 'otplib';
 import { eventually } from '../utils/eventually';
 import { freePort } from '../utils/private-redis';
@@ -247,7 +248,7 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: '' } })).status).toBe(400);
     const created = await call('POST', '/api/v1/api-keys', {
       token: owner.token,
-      body: { name: 'Checkout', allowedOrigins: ['https://shop.example.com'], expiresAt: '2030-01-01T00:00:00Z', challengeMaxNumber: 1000 },
+      body: { name: 'Checkout', allowedOrigins: ['https://shop.example.com'], expiresAt: '2030-01-01T00:00:00Z', challengeWaitMs: 1000 },
     });
     expect(created.status).toBe(201);
     const id = created.body!.id as string;
@@ -259,11 +260,11 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
       (
         await call('PATCH', `/api/v1/api-keys/${id}`, {
           token: owner.token,
-          body: { name: 'Checkout v2', scopes: ['widget', 'verify'], challengeMaxNumber: null },
+          body: { name: 'Checkout v2', scopes: ['widget', 'verify'], challengeWaitMs: null },
         })
       ).status,
     ).toBe(200);
-    expect((await call('PATCH', `/api/v1/api-keys/${id}`, { token: owner.token, body: { challengeMaxNumber: 1000 } })).status).toBe(200);
+    expect((await call('PATCH', `/api/v1/api-keys/${id}`, { token: owner.token, body: { challengeWaitMs: 250 } })).status).toBe(200);
     // A widget-only key: readable (widgetKey a string), and refused a secret scope.
     const widgetOnly = await call('POST', '/api/v1/api-keys', { token: owner.token, body: { name: 'Widget', scopes: ['widget'] } });
     expect(widgetOnly.body).toMatchObject({ widgetKey: widgetOnly.body!.key });
@@ -282,8 +283,9 @@ describe('the OpenAPI document, checked by a validating proxy', () => {
     expect((await call('GET', '/api/v1/widget/config', { key })).status).toBe(200);
     const challenge = await call('GET', '/api/v1/widget/challenge', { key });
     expect(challenge.status).toBe(200);
-    const { challenge: hash, salt, algorithm, maxnumber } = challenge.body as Record<string, string & number>;
-    const altcha = altchaPayload(challenge.body!, (await solveChallenge(hash, salt, algorithm, maxnumber).promise)!.number);
+    // Solved by altcha-lib's own solver: the challenge is ALTCHA v2 as any ALTCHA client reads it.
+    const solution = await solveChallenge({ challenge: challenge.body as unknown as Challenge, deriveKey });
+    const altcha = altchaPayload(challenge.body, solution!);
     expect((await call('POST', '/api/v1/widget/nonces', { key, body: {} })).status).toBe(400);
     const issued = await call('POST', '/api/v1/widget/nonces', { key, body: { altcha } });
     expect(issued.status).toBe(201);

@@ -154,6 +154,10 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
 
       const plans = page.getByRole('region', { name: 'Plan' });
       expect(await plans.locator('[aria-current="true"] h3').textContent()).toContain('Free');
+      // The plan's default difficulty, as a visitor's wait.
+      expect(await plans.locator('[aria-current="true"] dt:text-is("Default widget difficulty") + dd').textContent()).toBe(
+        'Visitor waits ~0.5 s',
+      );
       await plans.getByRole('button', { name: 'Switch to Pro' }).click();
       const dialog = page.getByRole('dialog', { name: 'Switch to Pro?' });
       await dialog.getByText('600 requests a minute').waitFor();

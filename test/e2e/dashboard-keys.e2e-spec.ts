@@ -1,11 +1,17 @@
 /// <reference lib="dom" />
 // Code in page.evaluate runs in the browser.
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { sign } from 'jsonwebtoken';
 import type { Page } from 'playwright-core';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard-pages';
 import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
 import { createAccount, TestAccount } from '../utils/test-app';
+import { issueNonce } from '../utils/widget';
+import { BOT_MS_PER_CANDIDATE, MAX_COUNTER } from '../../src/widget/pow';
+
+const ARTIFACTS = resolve(__dirname, '../../test-artifacts');
 
 /** The dashboard's sign-in and API keys pages in Chromium, against the real app (docs/DASHBOARD.md). */
 describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
@@ -15,6 +21,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
   beforeAll(async () => {
     d = await startDashboard();
     account = await createAccount(d.t);
+    mkdirSync(ARTIFACTS, { recursive: true });
   }, 120_000);
   afterAll(() => d?.close());
 
@@ -69,6 +76,17 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
         .getByRole('rowheader')
         .getByText(`created ${await dayOf(madeAt)}`)
         .waitFor();
+      // What its proof of work costs: the level in force, no surge, a visitor's solve, a bot's price.
+      await issueNonce(d.t, openWidget.key);
+      await row(page, 'Open widget').getByRole('button', { name: 'Proof of work of Open widget' }).click();
+      const effort = page.getByRole('dialog', { name: 'Proof of work of Open widget' }).getByTestId('widget-effort');
+      await effort.getByText('Visitors wait about 0.25 s (median) — this key’s own setting').waitFor();
+      await effort.getByText('Off', { exact: true }).waitFor();
+      await effort.getByText(/^median [\d.]+ s, 90th percentile [\d.]+ s \(1 solve\)$/).waitFor();
+      await effort.getByText(`${Math.round((MAX_COUNTER[250] / 2 + 1) * BOT_MS_PER_CANDIDATE)} CPU-seconds per 1,000 nonces`).waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      if (width === 1280) await page.screenshot({ path: `${ARTIFACTS}/dashboard-widget-effort.png` });
+      await page.getByRole('button', { name: 'Close' }).click();
 
       await page.getByRole('button', { name: 'Create key' }).click();
       const create = page.getByRole('dialog', { name: 'Create an API key' });
@@ -78,7 +96,17 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
       await create.getByRole('note').getByText('any site can use it').waitFor();
       await create.getByLabel('Allowed origins').fill('https://shop.example.com\nhttps://www.example.com');
       await create.getByRole('note').waitFor({ state: 'detached' });
-      await create.getByLabel('Challenge difficulty (optional)').fill('5000');
+      // Difficulty in people's terms: the plan's default (the free plan's half a second), or a visitor's wait.
+      const difficulty = create.getByLabel('Challenge difficulty');
+      expect(await difficulty.locator('option').allTextContents()).toEqual([
+        'Plan default (visitor waits ~0.5 s)',
+        'Visitor waits ~0.25 s',
+        'Visitor waits ~0.5 s',
+        'Visitor waits ~1 s',
+        'Visitor waits ~2 s',
+      ]);
+      expect(await difficulty.inputValue()).toBe('');
+      await difficulty.selectOption({ label: 'Visitor waits ~1 s' });
       expect(await axeViolations(page)).toEqual([]);
       await create.getByRole('button', { name: 'Create key' }).click();
 
@@ -91,7 +119,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
       await shown.getByText('How to use it').click();
       const snippets = await shown.locator('pre').allTextContents();
       expect(snippets).toEqual([
-        `<script src="${d.base}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${secret}"></div>`,
+        `<script src="${d.base}/widget/v1/gatehouse.js" defer></script>\n<div class="gatehouse-widget" data-key="${secret}" data-auto="onfocus"></div>`,
         expect.stringContaining(`curl -s ${d.base}/api/v1/nonces/verify -H 'x-api-key: ${secret}'`),
       ]);
       expect(await axeViolations(page)).toEqual([]);
@@ -103,7 +131,7 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
       expect(stored).toMatchObject({
         scopes: ['widget', 'verify'],
         allowedOrigins: ['https://shop.example.com', 'https://www.example.com'],
-        challengeMaxNumber: 5000,
+        challengeWaitMs: 1000,
       });
       expect(await created.textContent()).toContain(`${stored.prefix}…`);
       // Its sites, in view (as the flag and the day above) at either width.
@@ -120,12 +148,14 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
       await created.getByRole('button', { name: 'Edit Checkout page' }).click();
       const edit = page.getByRole('dialog', { name: 'Edit Checkout page' });
       await edit.getByLabel('Name').fill('Checkout');
-      await edit.getByLabel('Challenge difficulty (optional)').fill('');
+      expect(await edit.getByLabel('Challenge difficulty').inputValue()).toBe('1000'); // the key's own
+      await edit.getByLabel('Challenge difficulty').selectOption({ label: 'Plan default (visitor waits ~0.5 s)' });
       await edit.getByRole('button', { name: 'Save' }).click();
+      await edit.waitFor({ state: 'detached' });
       await row(page, 'Checkout').waitFor();
       expect(await d.t.prisma.apiKey.findUniqueOrThrow({ where: { id: stored.id } })).toMatchObject({
         name: 'Checkout',
-        challengeMaxNumber: null,
+        challengeWaitMs: null,
       });
 
       await row(page, 'Checkout').getByRole('button', { name: 'Rotate Checkout' }).click();

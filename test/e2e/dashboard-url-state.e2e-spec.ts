@@ -70,7 +70,7 @@ describeInBrowser('dashboard: state in the address, refresh, colours and time ax
     const wrong = await d.t.http
       .post('/api/v1/widget/nonces')
       .set('X-Api-Key', key.key)
-      .send({ altcha: altchaPayload(challenge.body, -1) });
+      .send({ altcha: altchaPayload(challenge.body, { counter: -1, derivedKey: '0'.repeat(64) }) });
     expect(wrong.status).toBeGreaterThanOrEqual(400);
     const bogus = await d.t.http.post('/api/v1/nonces/verify').set('X-Api-Key', key.key).send({ nonce: 'not-a-nonce' });
     expect(bogus.body.valid).not.toBe(true);

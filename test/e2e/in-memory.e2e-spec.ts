@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppProcess } from '../utils/app-process';
-import { altchaPayload, solve } from '../utils/widget';
+import { altchaPayload, solve, type V2Challenge } from '../utils/widget';
 
 describe('DATA_DIR=memory://', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-in-memory-'));
@@ -30,14 +30,10 @@ describe('DATA_DIR=memory://', () => {
     const login = await post('/auth/login', owner);
     expect(login.status).toBe(200);
     const { token } = (await login.json()) as { token: string };
-    const created = await post('/api-keys', { name: 'widget' }, { authorization: `Bearer ${token}` });
+    const created = await post('/api-keys', { name: 'widget', challengeWaitMs: 250 }, { authorization: `Bearer ${token}` });
     expect(created.status).toBe(201);
     const { key } = (await created.json()) as { key: string };
-    const challenge = (await (await fetch(`${app.url}/api/v1/widget/challenge`, { headers: { 'x-api-key': key } })).json()) as {
-      challenge: string;
-      salt: string;
-      maxnumber: number;
-    };
+    const challenge = (await (await fetch(`${app.url}/api/v1/widget/challenge`, { headers: { 'x-api-key': key } })).json()) as V2Challenge;
     const nonce = await post('/widget/nonces', { altcha: altchaPayload(challenge, solve(challenge)) }, { 'x-api-key': key });
     expect(nonce.status).toBe(201);
 

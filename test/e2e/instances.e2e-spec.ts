@@ -69,8 +69,15 @@ import { issueNonce, solvedAltcha } from '../utils/widget';
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).http.post('/api/v1/widget/nonces').set('X-Api-Key', key).send({ altcha })),
     );
-    expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
+    const issued = answers.filter((r) => r.status === 201);
+    expect(issued).toHaveLength(1);
     expect(answers.filter((r) => r.status === 422 && r.body.error === 'challenge_failed')).toHaveLength(9);
+    // Later too, on either instance: a solution is spent for good.
+    for (const t of [a, b]) expect((await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', key).send({ altcha })).status).toBe(422);
+    // The nonce carries its effort: the other instance tells it, from the token alone.
+    const verifier = (await account.createKey({ scopes: ['verify'] })).key;
+    const verdict = await b.http.post('/api/v1/nonces/verify').set('X-Api-Key', verifier).send({ nonce: issued[0].body.nonce }).expect(200);
+    expect(verdict.body).toMatchObject({ valid: true, effort: { algorithm: 'PBKDF2/SHA-256', cost: 1000, surge: false } });
   });
 
   it('refuses a token signed out on one instance on the other within a second', async () => {
@@ -152,7 +159,7 @@ import { issueNonce, solvedAltcha } from '../utils/widget';
     const [ra, rb] = [a.app.get(UsageRecorder), b.app.get(UsageRecorder)];
     const keyIds = Array.from({ length: 500 }, () => randomUUID());
     const hit = (keyId: string): UsageHit => ({
-      principal: { kind: 'apiKey', keyId, accountId: account.id, scopes: ['public'], allowedOrigins: [], challengeMaxNumber: null },
+      principal: { kind: 'apiKey', keyId, accountId: account.id, scopes: ['public'], allowedOrigins: [], challengeWaitMs: null },
       endpoint: 'GET /api/v1/public/ping',
       status: 200,
       at: Date.now(),

@@ -106,8 +106,12 @@ describe('Metrics', () => {
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
 
       const { nonce } = await issueNonce(t, widgetKey.key); // a challenge issued and solved
-      const wrong = JSON.parse(Buffer.from(await solvedAltcha(t, widgetKey.key), 'base64').toString()) as Record<string, unknown>;
-      const failed = Buffer.from(JSON.stringify({ ...wrong, number: Number(wrong.number) + 1 })).toString('base64');
+      const wrong = JSON.parse(Buffer.from(await solvedAltcha(t, widgetKey.key), 'base64').toString()) as {
+        solution: { counter: number; derivedKey: string };
+      };
+      const failed = Buffer.from(
+        JSON.stringify({ ...wrong, solution: { ...wrong.solution, counter: wrong.solution.counter + 1 } }),
+      ).toString('base64');
       expect((await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', widgetKey.key).send({ altcha: failed })).status).toBe(422);
       const verify = () => t.http.post('/api/v1/nonces/verify').set('X-Api-Key', verifyKey.key).send({ nonce });
       expect((await verify().expect(200)).body.valid).toBe(true);
@@ -135,6 +139,7 @@ describe('Metrics', () => {
       expect(sum(samples, 'gatehouse_widget_challenges_total', { result: 'issued' })).toBe(2);
       expect(sum(samples, 'gatehouse_widget_challenges_total', { result: 'solved' })).toBe(1);
       expect(sum(samples, 'gatehouse_widget_challenges_total', { result: 'failed' })).toBe(1);
+      expect(sum(samples, 'gatehouse_widget_derivations_total')).toBe(2); // one a challenge issued, none to check a solution
       expect(sum(samples, 'gatehouse_nonces_verified_total', { result: 'valid' })).toBe(1);
       expect(sum(samples, 'gatehouse_nonces_verified_total', { result: 'invalid' })).toBe(1);
       expect(sum(samples, 'gatehouse_webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(1);

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,13 +26,35 @@ describe('nonces', () => {
   const issue = (key = widgetKey) => issueNonce(t, key);
   const verify = (nonce: string, key = serverKey) => t.http.post('/api/v1/nonces/verify').set('X-Api-Key', key).send({ nonce });
 
+  /** What a crafted nonce's proof of work cost. */
+  const EFFORT = { algorithm: 'PBKDF2/SHA-256' as const, cost: 1000, expectedSolveMs: 306, solveMs: 1200, surgeLevel: 0 };
+
   /** A nonce as this app signs them, with fields of the test's choosing. */
   const craft = (fields: { accountId?: string; issuedAt?: number; expiresAt?: number }, secret = t.config.widget.secrets[0]) => {
     const now = Math.floor(Date.now() / 1000);
     return signNonce(
-      { accountId: account.id, id: newNonceId(), issuedAt: now, expiresAt: now + 300, hostname: null, ...fields },
+      { accountId: account.id, id: newNonceId(), issuedAt: now, expiresAt: now + 300, hostname: null, effort: EFFORT, ...fields },
       nonceKeys([secret])[0],
     );
+  };
+
+  /**
+   * A version 1 nonce token, as Gatehouse issued them before it recorded the effort (made by hand as
+   * src/nonces/nonce-token.spec.ts does): version · account · id · issued · expires · hostname · HMAC.
+   */
+  const craftV1 = (hostname: string) => {
+    const now = Math.floor(Date.now() / 1000);
+    const body = Buffer.alloc(41 + Buffer.byteLength(hostname));
+    body[0] = 1;
+    Buffer.from(account.id.replace(/-/g, ''), 'hex').copy(body, 1);
+    Buffer.from(newNonceId(), 'hex').copy(body, 17);
+    body.writeUInt32BE(now, 33);
+    body.writeUInt32BE(now + 300, 37);
+    body.write(hostname, 41);
+    const mac = createHmac('sha256', nonceKeys([t.config.widget.secrets[0]])[0])
+      .update(body)
+      .digest();
+    return `ghn_${Buffer.concat([body, mac]).toString('base64url')}`;
   };
 
   it('issues a signed nonce that lives the account’s TTL (300 s by default), and stores nothing to issue it', async () => {
@@ -40,17 +62,25 @@ describe('nonces', () => {
     const altcha = await solvedAltcha(t, widgetKey);
     const res = await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', widgetKey).send({ altcha }).expect(201);
     expectRateLimitHeaders(res);
-    expect(res.body).toEqual({ nonce: expect.stringMatching(/^ghn_[A-Za-z0-9_-]{90,439}$/), expiresAt: expect.any(String) });
+    expect(res.body).toEqual({ nonce: expect.stringMatching(/^ghn_[A-Za-z0-9_-]{90,454}$/), expiresAt: expect.any(String) });
     const ttl = (Date.parse(res.body.expiresAt) - before) / 1000;
     expect(ttl).toBeGreaterThan(295);
     expect(ttl).toBeLessThanOrEqual(301);
     expect(await t.prisma.nonce.count({ where: { accountId: account.id } })).toBe(0);
   });
 
-  it('verifies a nonce once: valid with issuedAt, then already_used', async () => {
+  it('verifies a nonce once: valid with issuedAt and the effort of its proof of work, then already_used', async () => {
     const { nonce } = await issue();
     const first = await verify(nonce).expect(200);
-    expect(first.body).toEqual({ valid: true, issuedAt: expect.any(String), hostname: null });
+    expect(first.body).toEqual({
+      valid: true,
+      issuedAt: expect.any(String),
+      hostname: null,
+      effort: { algorithm: 'PBKDF2/SHA-256', cost: 1000, expectedSolveMs: expect.any(Number), solveMs: expect.any(Number), surge: false },
+    });
+    for (const ms of [first.body.effort.expectedSolveMs, first.body.effort.solveMs]) {
+      expect(Number.isInteger(ms) && ms >= 0).toBe(true);
+    }
     expect(Date.parse(first.body.issuedAt)).toBeLessThanOrEqual(Date.now());
     expect((await verify(nonce).expect(200)).body).toEqual({ valid: false, reason: 'already_used' });
   });
@@ -79,7 +109,27 @@ describe('nonces', () => {
       valid: false,
       reason: 'expired',
     });
-    expect((await verify(craft({})).expect(200)).body).toEqual({ valid: true, issuedAt: expect.any(String), hostname: null });
+    expect((await verify(craft({})).expect(200)).body).toEqual({
+      valid: true,
+      issuedAt: expect.any(String),
+      hostname: null,
+      effort: { algorithm: 'PBKDF2/SHA-256', cost: 1000, expectedSolveMs: 306, solveMs: 1200, surge: false },
+    });
+  });
+
+  it('still verifies a version 1 token (issued before the effort was recorded), once, with effort null', async () => {
+    const nonce = craftV1('shop.example.com');
+    expect((await verify(nonce).expect(200)).body).toEqual({
+      valid: true,
+      issuedAt: expect.any(String),
+      hostname: 'shop.example.com',
+      effort: null,
+    });
+    expect((await verify(nonce).expect(200)).body).toEqual({ valid: false, reason: 'already_used' });
+    const other = craftV1('shop.example.com');
+    const changed = other.slice(0, 30) + (other[30] === 'A' ? 'B' : 'A') + other.slice(31);
+    expect((await verify(changed).expect(200)).body).toEqual({ valid: false, reason: 'unknown' });
+    expect((await verify(other).expect(200)).body).toMatchObject({ valid: true, effort: null });
   });
 
   it('lets exactly one of many concurrent verifications succeed', async () => {
@@ -113,7 +163,7 @@ describe('nonces', () => {
       return nonce;
     };
     const live = await stored(new Date(Date.now() + 60_000));
-    expect((await verify(live).expect(200)).body).toEqual({ valid: true, issuedAt: expect.any(String), hostname: null });
+    expect((await verify(live).expect(200)).body).toEqual({ valid: true, issuedAt: expect.any(String), hostname: null, effort: null });
     expect((await verify(live).expect(200)).body).toEqual({ valid: false, reason: 'already_used' });
     const old = await stored(new Date(Date.now() - NONCE_RETENTION_MS - 1000));
     expect((await verify(old).expect(200)).body).toEqual({ valid: false, reason: 'expired' });
@@ -195,7 +245,8 @@ describe('nonces across a restart', () => {
     try {
       const verify = (n: string) => t.http.post('/api/v1/nonces/verify').set('X-Api-Key', serverKey).send({ nonce: n }).expect(200);
       expect((await verify(nonce)).body).toEqual({ valid: false, reason: 'already_used' });
-      expect((await verify(unused.nonce)).body.valid).toBe(true);
+      // A nonce issued before the restart still tells the work it was bought with.
+      expect((await verify(unused.nonce)).body).toMatchObject({ valid: true, effort: { algorithm: 'PBKDF2/SHA-256', cost: 1000 } });
       expectError(await t.http.post('/api/v1/widget/nonces').set('X-Api-Key', widgetKey).send({ altcha }), 422, 'challenge_failed');
     } finally {
       await t.close();

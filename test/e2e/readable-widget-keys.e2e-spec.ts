@@ -14,7 +14,7 @@ describe('readable widget keys', () => {
   const as = (method: 'get' | 'post' | 'patch' | 'delete', url: string) =>
     t.http[method](url).set('Authorization', `Bearer ${account.owner.token}`);
   const create = async (body: Record<string, unknown>) => {
-    const res = await as('post', '/api/v1/api-keys').send({ name: 'k', challengeMaxNumber: 1000, ...body });
+    const res = await as('post', '/api/v1/api-keys').send({ name: 'k', challengeWaitMs: 250, ...body });
     expect(res.status).toBe(201);
     secrets.push(res.body.key);
     return res.body as { id: string; key: string; widgetKey: string | null };

@@ -32,7 +32,7 @@ describe('sign-up', () => {
     /** What the sign-up page does: a challenge solved (the default difficulty, as a browser would). */
     const solved = async (visitor = `198.51.100.${Math.floor(Math.random() * 200) + 1}`) => {
       const res = await t.http.get('/api/v1/auth/signup/challenge').set('X-Forwarded-For', visitor).expect(200);
-      expect(res.body.salt).toContain('purpose=signup');
+      expect(res.body.parameters.data).toMatchObject({ purpose: 'signup' });
       return altchaPayload(res.body, solve(res.body));
     };
     const signup = (body: Record<string, unknown>) => t.http.post('/api/v1/auth/signup').send(body);

@@ -485,29 +485,33 @@ describe('team: invitations, roles, removal; password and me', () => {
         name: expect.any(String),
         apiRequestsPerMinute: 60,
         managementRequestsPerMinute: 120,
-        challengeMaxNumber: 100_000,
+        challengeWaitMs: 500,
       },
-      limits: { challengeMaxNumber: { min: 1000, max: 10_000_000 }, nonceTtlSeconds: { min: 30, max: 3600 } },
+      limits: { challengeWaitMs: [250, 500, 1000, 2000], nonceTtlSeconds: { min: 30, max: 3600 } },
     });
   });
 
-  it('GET /api/v1/auth/me gives the bounds the settings routes enforce: each bound accepted, one beyond refused and nothing changed', async () => {
+  it('GET /api/v1/auth/me gives the values the settings routes accept: each one accepted, anything else refused and nothing changed', async () => {
     const account = await createAccount(t);
     const auth = bearer(account.owner.token);
     const { limits } = (await me(account.owner.token).expect(200)).body;
     const key = await account.createKey({ scopes: ['widget'] });
-    const setDifficulty = (challengeMaxNumber: number) => t.http.patch(`/api/v1/api-keys/${key.id}`).set(auth).send({ challengeMaxNumber });
-    const setTtl = (nonceTtlSeconds: number) => t.http.patch('/api/v1/account').set(auth).send({ nonceTtlSeconds });
-    for (const { set, bounds } of [
-      { set: setDifficulty, bounds: limits.challengeMaxNumber },
-      { set: setTtl, bounds: limits.nonceTtlSeconds },
-    ]) {
-      await set(bounds.min).expect(200);
-      expectError(await set(bounds.min - 1), 400, 'validation_failed');
-      await set(bounds.max).expect(200);
-      expectError(await set(bounds.max + 1), 400, 'validation_failed');
+    const setDifficulty = (challengeWaitMs: unknown) => t.http.patch(`/api/v1/api-keys/${key.id}`).set(auth).send({ challengeWaitMs });
+    const storedDifficulty = async () => (await t.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).challengeWaitMs;
+    for (const wait of limits.challengeWaitMs) {
+      expect((await setDifficulty(wait).expect(200)).body.challengeWaitMs).toBe(wait);
     }
-    expect((await t.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).challengeMaxNumber).toBe(limits.challengeMaxNumber.max);
-    expect((await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).nonceTtlSeconds).toBe(limits.nonceTtlSeconds.max);
+    const last = limits.challengeWaitMs[limits.challengeWaitMs.length - 1];
+    for (const bad of [0, 249, 251, 750, last * 2, 1.5, '500']) {
+      expectError(await setDifficulty(bad), 400, 'validation_failed');
+      expect(await storedDifficulty()).toBe(last);
+    }
+    const setTtl = (nonceTtlSeconds: number) => t.http.patch('/api/v1/account').set(auth).send({ nonceTtlSeconds });
+    const bounds = limits.nonceTtlSeconds;
+    await setTtl(bounds.min).expect(200);
+    expectError(await setTtl(bounds.min - 1), 400, 'validation_failed');
+    await setTtl(bounds.max).expect(200);
+    expectError(await setTtl(bounds.max + 1), 400, 'validation_failed');
+    expect((await t.prisma.account.findUniqueOrThrow({ where: { id: account.id } })).nonceTtlSeconds).toBe(bounds.max);
   });
 });

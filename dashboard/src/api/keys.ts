@@ -7,6 +7,11 @@ import type { components } from './schema';
 export type ApiKey = components['schemas']['ApiKeyDto'];
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecretDto'];
 export type Scope = ApiKey['scopes'][number];
+/** A key's challenge difficulty: a visitor's median wait, in ms. */
+export type WaitMs = NonNullable<ApiKey['challengeWaitMs']>;
+
+/** A difficulty as people read it: "Visitor waits ~0.25 s". */
+export const waitLabel = (ms: number): string => `Visitor waits ~${ms / 1000} s`;
 
 /** What a create or an edit sends; absent fields keep their value on an edit. */
 export interface KeyFields {
@@ -14,7 +19,7 @@ export interface KeyFields {
   scopes: Scope[];
   allowedOrigins: string[];
   /** null: back to the plan's difficulty. */
-  challengeMaxNumber?: number | null;
+  challengeWaitMs?: WaitMs | null;
   expiresAt?: string;
 }
 

@@ -698,7 +698,7 @@ export interface paths {
         };
         /**
          * A fresh proof-of-work challenge (ALTCHA) for the widget to solve
-         * @description Signed, bound to this key, valid 5 minutes. Its difficulty (maxnumber) is the key’s, else the plan’s, and rises while the key or the visitor asks far faster than usual (docs/API.md, "Challenge difficulty").
+         * @description Signed, bound to this key, valid 5 minutes. Its difficulty (`challengeWaitMs`, a visitor’s median wait) is the key’s, else the plan’s, and rises while the key or the visitor asks far faster than usual (docs/API.md, "Challenge difficulty").
          */
         get: operations["WidgetController_challenge"];
         put?: never;
@@ -723,6 +723,23 @@ export interface paths {
          * @description One nonce per solution, whichever instance it is sent to. The nonce records the page’s host (Origin) for verify.
          */
         post: operations["WidgetController_issueNonce"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/analytics/widget/effort": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a widget key’s proof of work costs: the level in force, whether a surge is on, people’s solve times over 24 h, a bot’s price */
+        get: operations["WidgetEffortController_effort"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1029,10 +1046,11 @@ export interface components {
             managementRequestsPerMinute: number;
             /**
              * Format: int32
-             * @description Default difficulty of widget challenges (ALTCHA maxnumber) for keys without their own.
-             * @example 100000
+             * @description Default difficulty of widget challenges, as a visitor’s median wait in ms, for keys without their own.
+             * @example 500
+             * @enum {integer}
              */
-            challengeMaxNumber: number;
+            challengeWaitMs: 250 | 500 | 1000 | 2000;
         };
         BoundsDto: {
             /**
@@ -1047,8 +1065,16 @@ export interface components {
             max: number;
         };
         SettingLimitsDto: {
-            /** @description Bounds of an API key’s `challengeMaxNumber`. */
-            challengeMaxNumber: components["schemas"]["BoundsDto"];
+            /**
+             * @description The values of an API key’s `challengeWaitMs` (a visitor’s median wait, ms).
+             * @example [
+             *       250,
+             *       500,
+             *       1000,
+             *       2000
+             *     ]
+             */
+            challengeWaitMs: number[];
             /** @description Bounds of the account’s `nonceTtlSeconds`. */
             nonceTtlSeconds: components["schemas"]["BoundsDto"];
         };
@@ -1379,30 +1405,84 @@ export interface components {
              */
             plan: "free" | "pro" | "enterprise";
         };
-        ChallengeDto: {
+        ChallengeDataDto: {
             /**
-             * @description Hash function of the puzzle.
+             * Format: uuid
+             * @description The API key the challenge was issued to (a widget challenge).
+             */
+            key?: string;
+            /**
+             * @description Present instead of `key` on Gatehouse’s own sign-up challenge.
              * @enum {string}
              */
-            algorithm: "SHA-256";
+            purpose?: "signup";
             /**
-             * @description SHA-256 (hex) of salt + the secret number: find the number.
-             * @example c2fc6c6adf8ba0f575a35f48df52c0968a3dcd3c577c2769dc2f1035943b975e
+             * Format: int64
+             * @description When the challenge was issued (ms since the epoch): the start of the solve time verify reports.
              */
-            challenge: string;
+            issuedAt: number;
             /**
              * Format: int32
-             * @description The secret number is at most this: the difficulty (docs/API.md, "Challenge difficulty"). A browser tries about half of it.
-             * @example 100000
+             * @description The surge level that raised the difficulty (0: none; each level doubles the work).
              */
-            maxnumber: number;
+            surge: number;
             /**
-             * @description Random salt and, after "?", the signed parameters: expires (Unix seconds) and the key the challenge was issued to.
-             * @example 4a3c1d8e0f5b6a7c9d2e1f30?expires=1767225600&key=6f1c2a9e-0b7d-4e53-9a1f-3c2d5e8f7a60
+             * @description HMAC of the solution by Gatehouse, so the exchange can trust the counter without deriving.
+             * @example 5e0c…
+             */
+            tag: string;
+        };
+        ChallengeParametersDto: {
+            /**
+             * @description Key-derivation function of a candidate.
+             * @enum {string}
+             */
+            algorithm: "PBKDF2/SHA-256";
+            /**
+             * @description Random, hex: a candidate’s password is nonce ‖ counter (uint32, big-endian).
+             * @example 8c2d1f0e4b6a79305d1e2c3b4a5f6e70
+             */
+            nonce: string;
+            /**
+             * @description Random, hex: the derivation’s salt.
+             * @example 1a2b3c4d5e6f708192a3b4c5d6e7f809
              */
             salt: string;
             /**
-             * @description HMAC-SHA-256 (hex) of the challenge by Gatehouse: a solution to anything else is refused.
+             * Format: int32
+             * @description PBKDF2 iterations a candidate.
+             * @example 1000
+             */
+            cost: number;
+            /**
+             * Format: int32
+             * @description Bytes of a derived key.
+             * @example 32
+             */
+            keyLength: number;
+            /**
+             * @description Hex: the solution is the smallest counter from 0 whose derived key starts with this (counter mode: the server drew the counter uniformly up to the difficulty’s maximum and derived its key).
+             * @example 9f3a0c…
+             */
+            keyPrefix: string;
+            /**
+             * @description HMAC of the solution’s derived key: checking a solution costs an HMAC, not a derivation.
+             * @example c41e…
+             */
+            keySignature: string;
+            /**
+             * Format: int32
+             * @description Unix seconds after which a solution is refused (5 minutes after issue).
+             */
+            expiresAt: number;
+            /** @description Gatehouse’s own, signed with the rest: whom the challenge is for, when it was issued, its surge. */
+            data: components["schemas"]["ChallengeDataDto"];
+        };
+        ChallengeDto: {
+            /** @description What the widget needs to solve the challenge, and what it was issued for. */
+            parameters: components["schemas"]["ChallengeParametersDto"];
+            /**
+             * @description HMAC-SHA-256 (hex) by Gatehouse of the parameters as canonical JSON (keys sorted): a solution to anything else is refused.
              * @example 9d1e3b…
              */
             signature: string;
@@ -1610,10 +1690,11 @@ export interface components {
             widgetKey: string | null;
             /**
              * Format: int32
-             * @description Difficulty of the key's widget challenges (ALTCHA maxnumber: a browser tries about half of it); null: the plan's default.
+             * @description Difficulty of the key's widget challenges as a visitor's median wait in ms (250, 500, 1000, 2000); null: the plan's default.
              * @example null
+             * @enum {integer|null}
              */
-            challengeMaxNumber: number | null;
+            challengeWaitMs: 250 | 500 | 1000 | 2000 | null;
             /**
              * @description active, or revoked (for good).
              * @enum {string}
@@ -1679,10 +1760,11 @@ export interface components {
             allowedOrigins?: string[];
             /**
              * Format: int32
-             * @description Difficulty of this key's widget challenges (ALTCHA maxnumber: a browser tries about half of it, docs/API.md "Challenge difficulty"); null or absent: the plan's default.
-             * @example 100000
+             * @description Difficulty of this key's widget challenges as the median wait of a visitor, in ms (docs/API.md, "Challenge difficulty"): 250, 500, 1000 or 2000; null or absent: the plan's default.
+             * @example 500
+             * @enum {integer|null}
              */
-            challengeMaxNumber?: number | null;
+            challengeWaitMs?: 250 | 500 | 1000 | 2000 | null;
         };
         ApiKeyWithSecretDto: {
             /**
@@ -1716,10 +1798,11 @@ export interface components {
             widgetKey: string | null;
             /**
              * Format: int32
-             * @description Difficulty of the key's widget challenges (ALTCHA maxnumber: a browser tries about half of it); null: the plan's default.
+             * @description Difficulty of the key's widget challenges as a visitor's median wait in ms (250, 500, 1000, 2000); null: the plan's default.
              * @example null
+             * @enum {integer|null}
              */
-            challengeMaxNumber: number | null;
+            challengeWaitMs: 250 | 500 | 1000 | 2000 | null;
             /**
              * @description active, or revoked (for good).
              * @enum {string}
@@ -1773,10 +1856,11 @@ export interface components {
             allowedOrigins?: string[];
             /**
              * Format: int32
-             * @description Difficulty of this key's widget challenges (ALTCHA maxnumber: a browser tries about half of it, docs/API.md "Challenge difficulty"); null or absent: the plan's default.
-             * @example 100000
+             * @description Difficulty of this key's widget challenges as the median wait of a visitor, in ms (docs/API.md, "Challenge difficulty"): 250, 500, 1000 or 2000; null or absent: the plan's default.
+             * @example 500
+             * @enum {integer|null}
              */
-            challengeMaxNumber?: number | null;
+            challengeWaitMs?: 250 | 500 | 1000 | 2000 | null;
         };
         RotateApiKeyDto: {
             /**
@@ -1801,14 +1885,14 @@ export interface components {
         };
         RedeemSolutionDto: {
             /**
-             * @description The solution as the altcha widget submits it: base64 of JSON {algorithm, challenge, number, salt, signature}. Wrong, expired, reused or another key's: 422 challenge_failed.
-             * @example eyJhbGdvcml0aG0iOiJTSEEtMjU2IiwiY2hhbGxlbmdlIjoiLi4uIiwibnVtYmVyIjo0MjAwMCwic2FsdCI6Ii4uLiIsInNpZ25hdHVyZSI6Ii4uLiJ9
+             * @description The solution as the altcha widget submits it: base64 of JSON {challenge: {parameters, signature}, solution: {counter, derivedKey}}. Wrong, expired, reused, another key's, or ALTCHA's v1 format: 422 challenge_failed.
+             * @example eyJjaGFsbGVuZ2UiOnsicGFyYW1ldGVycyI6ey4uLn0sInNpZ25hdHVyZSI6Ii4uLiJ9LCJzb2x1dGlvbiI6eyJjb3VudGVyIjoxMjM0LCJkZXJpdmVkS2V5IjoiLi4uIn19
              */
             altcha: string;
         };
         IssuedNonceDto: {
             /**
-             * @description Single-use nonce for the customer’s server to verify: an opaque signed token of at most 439 characters.
+             * @description Single-use nonce for the customer’s server to verify: an opaque signed token of at most 458 characters.
              * @example ghn_AW8cKzoNTk9ai2x9jp8KGyw_Kpwei31qX049LBsKn459awzJAGsMyixzaG9wLmV4YW1wbGUuY29tQV4yWT5mNXPwR524FxWPdqAqQzBLjnJeFcMpdANV7bU
              */
             nonce: string;
@@ -1817,6 +1901,83 @@ export interface components {
              * @description After this the nonce verifies as expired.
              */
             expiresAt: string;
+        };
+        WidgetEffortDto: {
+            /**
+             * Format: uuid
+             * @description The widget key these figures are of.
+             */
+            apiKeyId: string;
+            /**
+             * Format: date-time
+             * @description Start of the solve times’ range: 24 hours before `to`.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the range: now.
+             */
+            to: string;
+            /**
+             * Format: int32
+             * @description The difficulty in force: a visitor’s median wait, ms (the key’s own, else its plan’s).
+             * @enum {integer}
+             */
+            waitMs: 250 | 500 | 1000 | 2000;
+            /** @description Whether waitMs is the plan’s default (the key has none of its own). */
+            waitFromPlan: boolean;
+            /** @description Whether a surge raised this key’s challenges in the last 5 minutes (on any instance). */
+            surge: boolean;
+            /**
+             * Format: int32
+             * @description Solutions exchanged for a nonce in the range.
+             */
+            solves: number;
+            /**
+             * Format: int32
+             * @description Median time from issuing a challenge to the exchange of its solution, ms (within about ±20 %); null without solves.
+             */
+            solveMsMedian: number | null;
+            /**
+             * Format: int32
+             * @description The 90th percentile of the same, ms; null without solves.
+             */
+            solveMsP90: number | null;
+            /**
+             * Format: int32
+             * @description What a CPU bot pays for 1,000 nonces at this level without a surge, in CPU-seconds of one core (measured, `npm run bench:widget`).
+             */
+            botCpuSecondsPer1000Nonces: number;
+        };
+        EffortDto: {
+            /**
+             * @description The proof of work’s key-derivation function.
+             * @enum {string}
+             */
+            algorithm: "PBKDF2/SHA-256";
+            /**
+             * Format: int32
+             * @description Iterations a candidate.
+             * @example 1000
+             */
+            cost: number;
+            /**
+             * Format: int32
+             * @description What this very challenge takes a person’s browser to compute on the reference machine (2 cores, Chromium): its solution’s place in the search × the measured time a candidate.
+             * @example 412
+             */
+            expectedSolveMs: number;
+            /**
+             * Format: int32
+             * @description Measured by Gatehouse: from issuing the challenge to receiving its solution. Far below expectedSolveMs (say under a tenth) is what a precomputed or leaked solution, or much faster hardware, looks like.
+             * @example 530
+             */
+            solveMs: number;
+            /**
+             * @description Whether a surge of challenge requests (the key’s or the visitor’s) raised the difficulty.
+             * @example false
+             */
+            surge: boolean;
         };
         ValidNonceVerdictDto: {
             /**
@@ -1834,6 +1995,8 @@ export interface components {
              * @example shop.example.com
              */
             hostname: string | null;
+            /** @description What the proof of work cost; null only for nonces issued before Gatehouse recorded it. */
+            effort: components["schemas"]["EffortDto"] | null;
         };
         InvalidNonceVerdictDto: {
             /**
@@ -12112,6 +12275,204 @@ export interface operations {
                      *       "statusCode": 422,
                      *       "error": "challenge_failed",
                      *       "message": "The widget solution is wrong, expired, already used or not for this key; solve a new challenge.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_exceeded — over the limit; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Too many requests; retry after the number of seconds in Retry-After.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "internal_error",
+                     *       "message": "Something went wrong on our side.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "service_unavailable",
+                     *       "message": "The service is temporarily unavailable; retry shortly.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    WidgetEffortController_effort: {
+        parameters: {
+            query: {
+                /** @description The widget key (of your account). */
+                apiKeyId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WidgetEffortDto"];
+                };
+            };
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "validation_failed",
+                     *       "message": "The request is malformed; see details.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11",
+                     *       "details": [
+                     *         {
+                     *           "field": "name",
+                     *           "message": "name must be longer than or equal to 1 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description missing_credentials, invalid_token or token_expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "error": "missing_credentials",
+                     *       "message": "This endpoint needs credentials that the request did not carry.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description insufficient_permissions — allowed roles: OWNER, ADMIN, DEVELOPER, ANALYST; mfa_required — the account requires a second factor and the caller has none yet */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "error": "insufficient_permissions",
+                     *       "message": "The caller is not allowed to use this endpoint.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description not_found — apiKeyId is not a key of this account */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 404,
+                     *       "error": "not_found",
+                     *       "message": "No such resource.",
                      *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
                      *     }
                      */

@@ -1,6 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { Account, Plan, useAccount, useChangePlan, useDeleteAccount, usePlans, useRequireMfa, useUpdateAccount } from '../api/account';
 import { INPUT_LIMITS } from '../api/input-limits';
+import { waitLabel } from '../api/keys';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Dialog } from '../components/Dialog';
 import { ErrorNote } from '../components/ErrorNote';
@@ -177,8 +178,8 @@ function Plans({ plans, current, mayChange }: { plans: Plan[]; current: string; 
               <dd>{plan.apiRequestsPerMinute.toLocaleString()}</dd>
               <dt>Dashboard requests a minute</dt>
               <dd>{plan.managementRequestsPerMinute.toLocaleString()}</dd>
-              <dt>Widget challenge difficulty</dt>
-              <dd>{plan.challengeMaxNumber.toLocaleString()}</dd>
+              <dt>Default widget difficulty</dt>
+              <dd>{waitLabel(plan.challengeWaitMs)}</dd>
             </dl>
             {mayChange && plan.id !== current && (
               <button type="button" onClick={() => setTarget(plan)} aria-label={`Switch to ${plan.name}`}>

@@ -1,7 +1,18 @@
 import { FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { INPUT_LIMITS } from '../api/input-limits';
-import { ApiKey, ApiKeyWithSecret, KeyFields, Scope, useKeys, useRevokeKey, useRotateKey, useSaveKey } from '../api/keys';
+import {
+  ApiKey,
+  ApiKeyWithSecret,
+  KeyFields,
+  Scope,
+  useKeys,
+  useRevokeKey,
+  useRotateKey,
+  useSaveKey,
+  waitLabel,
+  WaitMs,
+} from '../api/keys';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
 import { Dialog } from '../components/Dialog';
@@ -11,6 +22,7 @@ import { GracePeriodField } from '../components/GracePeriodField';
 import { useMeContext } from '../components/Layout';
 import { PageTitle } from '../components/PageTitle';
 import { ProtectFirstForm } from '../components/ProtectFirstForm';
+import { WidgetEffortDialog } from '../components/WidgetEffortDialog';
 import { WidgetKeyDialog } from '../components/WidgetKeyDialog';
 import { StackedTable } from '../components/StackedTable';
 import { formatDate, formatDay } from '../format';
@@ -45,6 +57,7 @@ type Open =
   | { kind: 'create' }
   | { kind: 'widget'; key: ApiKey & { widgetKey: string } }
   | { kind: 'edit'; key: ApiKey }
+  | { kind: 'effort'; key: ApiKey }
   | { kind: 'rotate'; key: ApiKey }
   | { kind: 'revoke'; key: ApiKey }
   | { kind: 'secret'; name: string; secret: string; scopes: Scope[]; rotated: boolean }
@@ -179,6 +192,15 @@ export function KeysPage() {
                   <td className="row-actions">
                     {key.status === 'active' && (
                       <>
+                        {key.scopes.includes('widget') && (
+                          <button
+                            type="button"
+                            onClick={() => setOpen({ kind: 'effort', key })}
+                            aria-label={`Proof of work of ${key.name}`}
+                          >
+                            Proof of work
+                          </button>
+                        )}
                         <button type="button" onClick={() => setOpen({ kind: 'edit', key })} aria-label={`Edit ${key.name}`}>
                           Edit
                         </button>
@@ -223,6 +245,7 @@ export function KeysPage() {
       )}
       {open?.kind === 'revoke' && <RevokeDialog apiKey={open.key} onClose={close} />}
       {open?.kind === 'widget' && <WidgetKeyDialog apiKey={open.key} onClose={close} />}
+      {open?.kind === 'effort' && <WidgetEffortDialog apiKey={open.key} onClose={close} />}
       {open?.kind === 'secret' && (
         <Dialog title={`The secret of ${open.name}`} onClose={close}>
           {widgetOnly(open.scopes) ? (
@@ -261,7 +284,7 @@ function parseOrigins(text: string): string[] {
     .filter(Boolean);
 }
 
-/** Difficulty: blank is the plan's (`me.plan`), a number within the bounds the server gives (`me.limits`). */
+/** Difficulty: the plan's (`me.plan`), or one of the waits the server offers (`me.limits`). */
 function KeyForm({
   existing,
   me,
@@ -279,7 +302,7 @@ function KeyForm({
       else onClose();
     },
   });
-  const difficulty = me.limits.challengeMaxNumber;
+  const waits = me.limits.challengeWaitMs as WaitMs[];
   const [scopes, setScopes] = useState<Scope[]>(existing?.scopes ?? ['widget']);
   const [origins, setOrigins] = useState(existing?.allowedOrigins.join('\n') ?? '');
   // The API refuses a secret scope on a readable widget key (409): its value is public already.
@@ -288,7 +311,7 @@ function KeyForm({
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const difficulty = fieldText(form, 'challengeMaxNumber').trim();
+    const difficulty = fieldText(form, 'challengeWaitMs');
     const expires = fieldText(form, 'expiresAt');
     const fields: KeyFields = {
       name: fieldText(form, 'name').trim(),
@@ -296,8 +319,8 @@ function KeyForm({
       allowedOrigins: parseOrigins(fieldText(form, 'allowedOrigins')),
     };
     // Blank: the plan's difficulty. On an edit, null puts a key back on the plan's.
-    if (difficulty) fields.challengeMaxNumber = Number(difficulty);
-    else if (existing?.challengeMaxNumber != null) fields.challengeMaxNumber = null;
+    if (difficulty) fields.challengeWaitMs = Number(difficulty) as WaitMs;
+    else if (existing?.challengeWaitMs != null) fields.challengeWaitMs = null;
     if (!existing && expires) fields.expiresAt = new Date(expires).toISOString();
     save.mutate(fields);
   }
@@ -342,20 +365,18 @@ function KeyForm({
           </Field>
         )}
         <Field
-          label="Challenge difficulty (optional)"
-          hint={`The widget's maxnumber, ${difficulty.min.toLocaleString()}–${difficulty.max.toLocaleString()}: higher costs bots (and visitors) more. Empty: your plan's ${me.plan.challengeMaxNumber.toLocaleString()}.`}
+          label="Challenge difficulty"
+          hint="How long the widget works in a visitor's browser, at the median: a longer wait costs bots more. It rises by itself while a visitor or the key asks far faster than usual."
         >
           {(props) => (
-            <input
-              {...props}
-              name="challengeMaxNumber"
-              type="number"
-              inputMode="numeric"
-              min={difficulty.min}
-              max={difficulty.max}
-              step={1}
-              defaultValue={existing?.challengeMaxNumber ?? ''}
-            />
+            <select {...props} name="challengeWaitMs" defaultValue={existing?.challengeWaitMs ?? ''}>
+              <option value="">Plan default ({waitLabel(me.plan.challengeWaitMs).toLowerCase()})</option>
+              {waits.map((ms) => (
+                <option key={ms} value={ms}>
+                  {waitLabel(ms)}
+                </option>
+              ))}
+            </select>
           )}
         </Field>
         <ErrorNote error={save.error} />

@@ -68,6 +68,8 @@ export class CreateApiKeyDto {
       'Difficulty of this key\'s widget challenges as the median wait of a visitor, in ms (docs/API.md, "Challenge difficulty"): 250, 500, 1000 or 2000; null or absent: the plan\'s default.',
     type: 'integer',
     enum: WAIT_LEVELS,
+    minimum: WAIT_LEVELS[0],
+    maximum: WAIT_LEVELS[WAIT_LEVELS.length - 1],
     nullable: true,
     example: 500,
   })

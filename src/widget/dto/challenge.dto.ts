@@ -12,6 +12,7 @@ export class ChallengeDataDto {
   @ApiProperty({
     description: 'When the challenge was issued (ms since the epoch): the start of the solve time verify reports.',
     type: 'integer',
+    format: 'int64',
   })
   readonly issuedAt!: number;
 
@@ -66,13 +67,16 @@ export class ChallengeParametersDto {
   @ApiProperty({ description: 'Unix seconds after which a solution is refused (5 minutes after issue).', type: 'integer' })
   readonly expiresAt!: number;
 
-  @ApiProperty({ type: ChallengeDataDto })
+  @ApiProperty({
+    description: 'Gatehouse’s own, signed with the rest: whom the challenge is for, when it was issued, its surge.',
+    type: ChallengeDataDto,
+  })
   readonly data!: ChallengeDataDto;
 }
 
 /** An ALTCHA v2 proof-of-work challenge in counter mode (docs/API.md, "Challenges"). */
 export class ChallengeDto {
-  @ApiProperty({ type: ChallengeParametersDto })
+  @ApiProperty({ description: 'What the widget needs to solve the challenge, and what it was issued for.', type: ChallengeParametersDto })
   readonly parameters!: ChallengeParametersDto;
 
   @ApiProperty({

@@ -9,7 +9,7 @@ export class WidgetEffortQuery {
 
 /** What a widget key's proof of work costs people and bots now (docs/API.md, "Challenge difficulty"). */
 export class WidgetEffortDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ description: 'The widget key these figures are of.', format: 'uuid' })
   readonly apiKeyId!: string;
 
   @ApiProperty({ description: 'Start of the solve times’ range: 24 hours before `to`.', type: String, format: 'date-time' })
@@ -20,6 +20,7 @@ export class WidgetEffortDto {
 
   @ApiProperty({
     description: 'The difficulty in force: a visitor’s median wait, ms (the key’s own, else its plan’s).',
+    type: 'integer',
     enum: [250, 500, 1000, 2000],
   })
   readonly waitMs!: number;
@@ -46,7 +47,7 @@ export class WidgetEffortDto {
   @ApiProperty({
     description:
       'What a CPU bot pays for 1,000 nonces at this level without a surge, in CPU-seconds of one core (measured, `npm run bench:widget`).',
-    type: 'number',
+    type: 'integer',
   })
   readonly botCpuSecondsPer1000Nonces!: number;
 }
