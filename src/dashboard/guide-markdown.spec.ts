@@ -34,7 +34,9 @@ describe('the guide in the dashboard (docs/PROTECT-A-FORM.md at /guide)', () => 
     expect(count('code')).toBe(source.match(/^```/gm)!.length / 2);
     expect(count('table')).toBe(source.match(/^\|-/gm)!.length);
     const code = blocks.find((b) => b.kind === 'code' && b.lang === 'html');
-    expect(code).toMatchObject({ code: expect.stringContaining('<div class="gatehouse-widget" data-key="gh_…your widget key…" data-auto="onfocus"></div>') });
+    expect(code).toMatchObject({
+      code: expect.stringContaining('<div class="gatehouse-widget" data-key="gh_…your widget key…" data-auto="onfocus"></div>'),
+    });
   });
 
   it('reads inline code, bold and links, and keeps a | inside code in its table cell', () => {
