@@ -64,7 +64,7 @@ describe('ApiKeyAuthService', () => {
     } as unknown as PrismaService;
     const usage = { touch: () => undefined } as unknown as ApiKeyUsageTracker;
     const config = { redis: undefined, databaseUrl: undefined, redisKeyPrefix: 'test:' } as unknown as AppConfig;
-    service = new ApiKeyAuthService(prisma, usage, new CacheInvalidation(config, new Metrics({ metrics: {} } as AppConfig)));
+    service = new ApiKeyAuthService(prisma, usage, new CacheInvalidation(config, new Metrics({ metrics: {} } as AppConfig)), config);
   });
 
   afterEach(() => jest.useRealTimers());

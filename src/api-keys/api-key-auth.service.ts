@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
-import type { ApiKeyPrincipal } from '../common/principal';
+import { Inject, Injectable } from '@nestjs/common';
+import type { ApiKeyPrincipal, TestVerdict } from '../common/principal';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { ReadThroughCache } from '../cache/read-through-cache';
 import { AppError } from '../common/errors/app-error';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrismaService } from '../prisma/prisma.service';
 import { hashApiKey, isWellFormedApiKey, mayBeApiKey } from './api-key-secret';
 import { ApiKeyUsageTracker } from './api-key-usage.tracker';
@@ -26,12 +27,16 @@ const ABSENT = 0 as const;
 @Injectable()
 export class ApiKeyAuthService {
   private readonly keys: ReadThroughCache<CachedKey | typeof ABSENT>;
+  /** Test keys answer only outside production (docs/API.md, "Test keys"). */
+  private readonly testKeysRefused: boolean;
 
   constructor(
     private readonly prisma: PrismaService,
     private readonly usage: ApiKeyUsageTracker,
     invalidation: CacheInvalidation,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.testKeysRefused = config.env === 'production';
     this.keys = invalidation.cache('apiKeyHash', {
       max: 100_000,
       load: (hash) => this.loadMany([hash]).then(([entry]) => entry),
@@ -55,6 +60,9 @@ export class ApiKeyAuthService {
   private verdict(entry: CachedKey | typeof ABSENT): ApiKeyPrincipal {
     const now = Date.now();
     if (entry === ABSENT) throw new AppError('invalid_api_key');
+    if (entry.principal.testVerdict !== null && this.testKeysRefused) {
+      throw new AppError('invalid_api_key', 'Test keys are refused in production.').attributeTo(entry.principal);
+    }
     if (entry.revoked || (entry.expiresAt !== null && entry.expiresAt <= now) || (entry.graceEndsAt !== null && entry.graceEndsAt <= now)) {
       throw new AppError('invalid_api_key').attributeTo(entry.principal);
     }
@@ -72,6 +80,7 @@ export class ApiKeyAuthService {
         scopes: true,
         allowedOrigins: true,
         challengeWaitMs: true,
+        testVerdict: true,
         expiresAt: true,
         hash: true,
         previousHash: true,
@@ -95,6 +104,7 @@ export class ApiKeyAuthService {
           scopes: row.scopes,
           allowedOrigins: row.allowedOrigins,
           challengeWaitMs: row.challengeWaitMs,
+          testVerdict: row.testVerdict as TestVerdict | null,
         },
         expiresAt: row.expiresAt?.getTime() ?? null,
         graceEndsAt: row.hash === hash ? null : (row.previousHashExpiresAt?.getTime() ?? 0),

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import type { Actor } from '../common/current-principal.decorator';
-import { API_KEY_SCOPES, ApiKeyScope, UserPrincipal } from '../common/principal';
+import { API_KEY_SCOPES, ApiKeyScope, TestVerdict, UserPrincipal } from '../common/principal';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { AppError } from '../common/errors/app-error';
 import type { ApiKey } from '../generated/prisma/client';
 import { CacheInvalidation } from '../cache/invalidation.service';
@@ -30,6 +31,7 @@ export function toApiKeyDto(k: ApiKey): ApiKeyDto {
     allowedOrigins: k.allowedOrigins,
     widgetKey: k.status === 'active' ? k.widgetKey : null,
     challengeWaitMs: k.challengeWaitMs,
+    testVerdict: k.testVerdict as TestVerdict | null,
     status: k.status,
     expiresAt: iso(k.expiresAt),
     lastUsedAt: iso(k.lastUsedAt),
@@ -47,7 +49,22 @@ export class ApiKeysService {
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
     private readonly webhooks: WebhookEmitter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** A test key verifies only: refused in production, and with any scope but `verify`. */
+  private checkTestKey(scopes: readonly ApiKeyScope[]): void {
+    if (this.config.env === 'production') {
+      throw new AppError('validation_failed', 'Test keys are refused in production.', [
+        { field: 'testVerdict', message: 'test keys are refused when NODE_ENV=production' },
+      ]);
+    }
+    if (scopes.length !== 1 || scopes[0] !== 'verify') {
+      throw new AppError('validation_failed', 'A test key has the verify scope only.', [
+        { field: 'scopes', message: 'a test key has exactly the verify scope' },
+      ]);
+    }
+  }
 
   async list(actor: UserPrincipal): Promise<ApiKeyDto[]> {
     const keys = await this.prisma.apiKey.findMany({ where: { accountId: actor.accountId }, orderBy: { createdAt: 'desc' } });
@@ -65,8 +82,9 @@ export class ApiKeysService {
         { field: 'expiresAt', message: 'expiresAt must be in the future' },
       ]);
     }
-    const key = generateApiKey();
     const scopes = dto.scopes ?? [...API_KEY_SCOPES];
+    if (dto.testVerdict !== undefined) this.checkTestKey(scopes);
+    const key = generateApiKey();
     const row = await this.prisma.$transaction(async (tx) => {
       const created = await tx.apiKey.create({
         data: {
@@ -78,6 +96,7 @@ export class ApiKeysService {
           scopes,
           allowedOrigins: dto.allowedOrigins ?? [],
           challengeWaitMs: dto.challengeWaitMs ?? null,
+          testVerdict: dto.testVerdict ?? null,
           expiresAt,
         },
       });
@@ -86,7 +105,7 @@ export class ApiKeysService {
         actor,
         'api_key.created',
         { type: 'api_key', id: created.id },
-        { name: created.name, scopes: created.scopes },
+        { name: created.name, scopes: created.scopes, ...(created.testVerdict !== null && { testVerdict: created.testVerdict }) },
       );
       await this.webhooks.emit(tx, actor.accountId, 'api_key.created', {
         apiKey: {
@@ -111,6 +130,7 @@ export class ApiKeysService {
         'This widget key is public (it is readable and sits in your pages), so it cannot gain the verify or public scope: create a separate key for those.',
       );
     }
+    if (current.testVerdict !== null && dto.scopes !== undefined) this.checkTestKey(dto.scopes);
     const row = await this.prisma.$transaction(async (tx) => {
       const updated = await tx.apiKey.update({
         where: { id: current.id },

@@ -15,7 +15,13 @@ export interface ApiKeyPrincipal {
   readonly allowedOrigins: readonly string[];
   /** The key's own widget challenge difficulty (a visitor's median wait, ms); null: its plan's. */
   readonly challengeWaitMs: number | null;
+  /** A test key's fixed verify verdict; null for every real key (docs/API.md, "Test keys"). */
+  readonly testVerdict: TestVerdict | null;
 }
+
+/** What a test key's verify always answers (docs/API.md, "Test keys"). */
+export const TEST_VERDICTS = ['valid', 'unknown', 'expired', 'already_used', 'unavailable'] as const;
+export type TestVerdict = (typeof TEST_VERDICTS)[number];
 
 export interface UserPrincipal {
   readonly kind: 'user';

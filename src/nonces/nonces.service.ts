@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { ApiKeyPrincipal } from '../common/principal';
+import type { ApiKeyPrincipal, TestVerdict } from '../common/principal';
 import { AppError } from '../common/errors/app-error';
 import { hashOneTimeToken } from '../common/one-time-token';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -22,6 +22,38 @@ export interface SolvedChallenge {
   readonly hostname: string | null;
   /** What the proof of work cost, carried in the nonce for verify to report. */
   readonly effort: Effort;
+}
+
+/** An Idempotency-Key's record: the hash of the nonce it was first used with, and its verdict (null while pending). */
+interface IdempotencyRecord {
+  readonly nonceHash: string;
+  readonly verdict: NonceVerdictDto | null;
+}
+
+/** A record kept is at least this long, so a retry soon after the first call finds it whatever the nonce. */
+const IDEMPOTENCY_MIN_MS = 300_000;
+const IDEMPOTENCY_POLL_MS = 50;
+const IDEMPOTENCY_WAIT_MS = 2000;
+
+function parseRecord(held: string | undefined): IdempotencyRecord | undefined {
+  if (!held) return undefined;
+  try {
+    return JSON.parse(held) as IdempotencyRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A test key's verdict: never a look at the nonce, never counted. */
+function testVerdict(verdict: TestVerdict): NonceVerdictDto {
+  if (verdict === 'unavailable') throw new AppError('service_unavailable', 'This test key always answers 503.').withRetryAfter(1);
+  if (verdict !== 'valid') return { valid: false, reason: verdict };
+  return {
+    valid: true,
+    issuedAt: new Date().toISOString(),
+    hostname: 'localhost',
+    effort: { algorithm: 'PBKDF2/SHA-256', cost: 1000, expectedSolveMs: 400, solveMs: 450, surge: false },
+  };
 }
 
 const effortDto = (e: Effort | null): EffortDto | null =>
@@ -94,6 +126,52 @@ export class NoncesService implements OnModuleInit, OnApplicationShutdown {
    */
   claimSolution(solutionId: string, challengeExpiresAtMs: number): Promise<boolean> {
     return this.spent.claim(`solution:${solutionId}`, challengeExpiresAtMs);
+  }
+
+  /**
+   * The verdict for verify: a test key's fixed one; else, with an Idempotency-Key, the first
+   * verdict of this key and nonce again (`replayed: true`) for as long as the nonce lives, so a
+   * retried call cannot burn a good nonce — the same key with another nonce is 422
+   * idempotency_key_reused. The key's record is kept where single use is (SpentStore), shared by
+   * every instance: pending while the first call judges the nonce, then its verdict; a repeat that
+   * finds it pending waits for the verdict (up to 2 s, then 503 with Retry-After).
+   */
+  async verifyRequest(key: ApiKeyPrincipal, nonce: string, idempotencyKey: string | undefined): Promise<NonceVerdictDto> {
+    if (key.testVerdict !== null) return testVerdict(key.testVerdict);
+    if (idempotencyKey === undefined) return this.verify(key, nonce);
+    const id = `idempotency:${key.accountId}:${hashOneTimeToken(idempotencyKey)}`;
+    const nonceHash = hashOneTimeToken(nonce);
+    const fields = readNonce(nonce, this.keys);
+    const until = Math.max(fields?.accountId === key.accountId ? fields.expiresAt * 1000 : 0, Date.now() + IDEMPOTENCY_MIN_MS);
+    const held = await this.spent.putIfAbsent(id, JSON.stringify({ nonceHash, verdict: null } satisfies IdempotencyRecord), until);
+    if (held === undefined) {
+      try {
+        const verdict = await this.verify(key, nonce);
+        await this.spent.replace(id, JSON.stringify({ nonceHash, verdict } satisfies IdempotencyRecord), until);
+        return verdict;
+      } catch (err) {
+        // No verdict: give the key up (it expires at once), so a retry judges the nonce itself.
+        await this.spent.replace(id, '', Date.now() + 1).catch(() => undefined);
+        throw err;
+      }
+    }
+    return this.replay(id, held, nonceHash);
+  }
+
+  /** The verdict a record holds, once it holds one; 422 when it is another nonce's. */
+  private async replay(id: string, held: string | undefined, nonceHash: string): Promise<NonceVerdictDto> {
+    for (let waited = 0; ; waited += IDEMPOTENCY_POLL_MS) {
+      const record = parseRecord(held);
+      if (record !== undefined && record.nonceHash !== nonceHash) throw new AppError('idempotency_key_reused');
+      if (record?.verdict) return { ...record.verdict, replayed: true };
+      if (waited >= IDEMPOTENCY_WAIT_MS) {
+        throw new AppError('service_unavailable', 'A verification with this Idempotency-Key is still in progress; retry.').withRetryAfter(
+          1,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, IDEMPOTENCY_POLL_MS));
+      held = await this.spent.get(id);
+    }
   }
 
   /** The verdict, counted as a widget event (valid or invalid) for analytics. */

@@ -35,6 +35,27 @@ describe('LocalSpentStore', () => {
     await second.close();
   });
 
+  it('keeps a value once, replaces it, and keeps the latest across a restart', async () => {
+    const first = LocalSpentStore.inDataDir(dir);
+    const later = Date.now() + 60_000;
+    expect(await first.putIfAbsent('idem', 'pending value with spaces', later)).toBeUndefined();
+    expect(await first.putIfAbsent('idem', 'another', later)).toBe('pending value with spaces');
+    await first.replace('idem', '{"verdict": true}', later);
+    expect(await first.get('idem')).toBe('{"verdict": true}');
+    expect(await first.get('nothing')).toBeUndefined();
+    expect(await first.putIfAbsent('short', 'x', Date.now() + 20)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(await first.get('short')).toBeUndefined();
+    expect(await first.putIfAbsent('short', 'y', later)).toBeUndefined(); // the expired one is taken over
+    // No close(): a killed process leaves its appended lines behind, the replaced value after the first.
+    const second = LocalSpentStore.inDataDir(dir);
+    expect(await second.get('idem')).toBe('{"verdict": true}');
+    expect(await second.putIfAbsent('idem', 'again', later)).toBe('{"verdict": true}');
+    expect(await second.claim('idem', later)).toBe(false);
+    await first.close();
+    await second.close();
+  });
+
   it('reads past a last line cut short by a kill', async () => {
     writeFileSync(join(dir, 'spent'), `whole ${Date.now() + 60_000}\ncut `);
     const store = LocalSpentStore.inDataDir(dir);

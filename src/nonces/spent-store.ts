@@ -12,6 +12,16 @@ import type { PrismaService } from '../prisma/prisma.service';
  */
 export interface SpentStore {
   claim(id: string, expiresAtMs: number): Promise<boolean>;
+  /**
+   * Keeps `value` under `id` until `expiresAtMs` unless a live value is there already: undefined
+   * when this call put it (exactly one of concurrent calls on every instance does), else the value
+   * that was there. Verify's Idempotency-Key records are kept so.
+   */
+  putIfAbsent(id: string, value: string, expiresAtMs: number): Promise<string | undefined>;
+  /** Replaces the value of an id this instance put (a pending record by its verdict). */
+  replace(id: string, value: string, expiresAtMs: number): Promise<void>;
+  /** The live value of `id`, if any. */
+  get(id: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -23,6 +33,8 @@ export interface SpentStore {
  */
 export class LocalSpentStore implements SpentStore {
   private readonly spent = new Map<string, number>();
+  /** The values kept with some ids (Idempotency-Key records); their expiry is the id's in `spent`. */
+  private readonly values = new Map<string, string>();
   private fd: number | undefined;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -49,6 +61,30 @@ export class LocalSpentStore implements SpentStore {
     return Promise.resolve(true);
   }
 
+  putIfAbsent(id: string, value: string, expiresAtMs: number): Promise<string | undefined> {
+    const until = this.spent.get(id);
+    if (until !== undefined && until > Date.now()) return Promise.resolve(this.values.get(id) ?? '');
+    this.keep(id, value, expiresAtMs);
+    return Promise.resolve(undefined);
+  }
+
+  replace(id: string, value: string, expiresAtMs: number): Promise<void> {
+    this.keep(id, value, expiresAtMs);
+    return Promise.resolve();
+  }
+
+  get(id: string): Promise<string | undefined> {
+    const until = this.spent.get(id);
+    return Promise.resolve(until !== undefined && until > Date.now() ? this.values.get(id) : undefined);
+  }
+
+  /** A value, in the map and appended to the file (base64url: one line, one field). */
+  private keep(id: string, value: string, expiresAtMs: number): void {
+    this.spent.set(id, expiresAtMs);
+    this.values.set(id, value);
+    if (this.fd !== undefined) writeSync(this.fd, `${id} ${expiresAtMs} ${Buffer.from(value).toString('base64url')}\n`);
+  }
+
   /** How many ids are held (expired ones until the next sweep). */
   get size(): number {
     return this.spent.size;
@@ -56,7 +92,11 @@ export class LocalSpentStore implements SpentStore {
 
   /** Drops expired entries, and rewrites the file with the live ones. */
   sweep(now = Date.now()): void {
-    for (const [id, until] of this.spent) if (until <= now) this.spent.delete(id);
+    for (const [id, until] of this.spent) {
+      if (until > now) continue;
+      this.spent.delete(id);
+      this.values.delete(id);
+    }
     if (this.file !== undefined) this.rewrite(this.file);
   }
 
@@ -77,17 +117,24 @@ export class LocalSpentStore implements SpentStore {
     }
     const now = Date.now();
     for (const line of text.split('\n')) {
-      const [id, until] = line.split(' ');
+      const [id, until, value] = line.split(' ');
       const ms = Number(until);
-      // A last line cut short by a kill has no expiry: its claim was never answered.
-      if (id && Number.isFinite(ms) && ms > now) this.spent.set(id, ms);
+      // A last line cut short by a kill has no expiry: its claim was never answered. A later line
+      // of the same id (a record's verdict after its pending state) replaces an earlier one.
+      if (!id || !Number.isFinite(ms) || ms <= now) continue;
+      this.spent.set(id, ms);
+      if (value !== undefined) this.values.set(id, Buffer.from(value, 'base64url').toString());
     }
   }
 
   /** The live entries into a new file, renamed over the old one; appends go on in the new one. */
   private rewrite(file: string): void {
     const next = `${file}.new`;
-    writeFileSync(next, [...this.spent].map(([id, until]) => `${id} ${until}\n`).join(''), { mode: 0o600 });
+    const line = (id: string, until: number) => {
+      const value = this.values.get(id);
+      return value === undefined ? `${id} ${until}\n` : `${id} ${until} ${Buffer.from(value).toString('base64url')}\n`;
+    };
+    writeFileSync(next, [...this.spent].map(([id, until]) => line(id, until)).join(''), { mode: 0o600 });
     renameSync(next, file);
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = openSync(file, 'a');
@@ -116,6 +163,28 @@ export class DatabaseSpentStore implements SpentStore {
       ON CONFLICT ("hash") DO UPDATE SET "expiresAt" = EXCLUDED."expiresAt" WHERE "SpentChallenge"."expiresAt" <= ${now}
       RETURNING "hash"`;
     return rows.length === 1;
+  }
+
+  async putIfAbsent(id: string, value: string, expiresAtMs: number): Promise<string | undefined> {
+    const now = new Date();
+    const rows = await this.prisma.$queryRaw<unknown[]>`
+      INSERT INTO "SpentChallenge" ("hash", "expiresAt", "value") VALUES (${id}, ${new Date(expiresAtMs)}, ${value})
+      ON CONFLICT ("hash") DO UPDATE SET "expiresAt" = EXCLUDED."expiresAt", "value" = EXCLUDED."value"
+        WHERE "SpentChallenge"."expiresAt" <= ${now}
+      RETURNING "hash"`;
+    if (rows.length === 1) return undefined;
+    return (await this.get(id)) ?? '';
+  }
+
+  async replace(id: string, value: string, expiresAtMs: number): Promise<void> {
+    await this.prisma
+      .$executeRaw`UPDATE "SpentChallenge" SET "value" = ${value}, "expiresAt" = ${new Date(expiresAtMs)} WHERE "hash" = ${id}`;
+  }
+
+  async get(id: string): Promise<string | undefined> {
+    const rows = await this.prisma.$queryRaw<Array<{ value: string | null }>>`
+      SELECT "value" FROM "SpentChallenge" WHERE "hash" = ${id} AND "expiresAt" > ${new Date()}`;
+    return rows[0] === undefined ? undefined : (rows[0].value ?? '');
   }
 
   sweep(now = new Date()): Promise<{ count: number }> {
@@ -161,23 +230,58 @@ export class RedisSpentStore implements SpentStore {
     return firstConnectionAttempt(this.redis);
   }
 
-  async claim(id: string, expiresAtMs: number): Promise<boolean> {
-    if (expiresAtMs <= Date.now()) return false;
+  claim(id: string, expiresAtMs: number): Promise<boolean> {
+    if (expiresAtMs <= Date.now()) return Promise.resolve(false);
+    return this.orFallback(
+      async () => {
+        const started = performance.now();
+        const set = await this.redis.set(this.prefix + id, '1', 'PXAT', expiresAtMs, 'NX');
+        this.timed?.observe((performance.now() - started) / 1000);
+        return set === 'OK';
+      },
+      () => this.fallback.claim(id, expiresAtMs),
+    );
+  }
+
+  putIfAbsent(id: string, value: string, expiresAtMs: number): Promise<string | undefined> {
+    return this.orFallback(
+      async () => {
+        if ((await this.redis.set(this.prefix + id, value, 'PXAT', expiresAtMs, 'NX')) === 'OK') return undefined;
+        return (await this.redis.get(this.prefix + id)) ?? '';
+      },
+      () => this.fallback.putIfAbsent(id, value, expiresAtMs),
+    );
+  }
+
+  replace(id: string, value: string, expiresAtMs: number): Promise<void> {
+    return this.orFallback(
+      async () => void (await this.redis.set(this.prefix + id, value, 'PXAT', expiresAtMs)),
+      () => this.fallback.replace(id, value, expiresAtMs),
+    );
+  }
+
+  get(id: string): Promise<string | undefined> {
+    return this.orFallback(
+      async () => (await this.redis.get(this.prefix + id)) ?? undefined,
+      () => this.fallback.get(id),
+    );
+  }
+
+  /** Redis's answer, or the database's while Redis does not answer (as claim does). */
+  private async orFallback<T>(inRedis: () => Promise<T>, inDatabase: () => Promise<T>): Promise<T> {
     try {
-      const started = performance.now();
-      const set = await this.redis.set(this.prefix + id, '1', 'PXAT', expiresAtMs, 'NX');
-      this.timed?.observe((performance.now() - started) / 1000);
+      const result = await inRedis();
       if (this.degraded) {
         this.degraded = false;
         this.logger.warn('Redis answers again; single use is decided in Redis again');
       }
-      return set === 'OK';
+      return result;
     } catch (err) {
       if (!this.degraded) {
         this.degraded = true;
         this.logger.warn(`Redis does not answer (${(err as Error).message}); single use is decided in the database meanwhile`);
       }
-      return this.fallback.claim(id, expiresAtMs);
+      return inDatabase();
     }
   }
 

@@ -11,6 +11,7 @@ const key: ApiKeyPrincipal = {
   scopes: ['public'],
   allowedOrigins: [],
   challengeWaitMs: null,
+  testVerdict: null,
 };
 const user: UserPrincipal = { kind: 'user', userId: 'u-1', email: 'owner@example.com', accountId: 'a-1', role: 'OWNER' };
 const MINUTE = Date.UTC(2026, 0, 1, 12, 0);

@@ -159,7 +159,15 @@ import { issueNonce, solvedAltcha } from '../utils/widget';
     const [ra, rb] = [a.app.get(UsageRecorder), b.app.get(UsageRecorder)];
     const keyIds = Array.from({ length: 500 }, () => randomUUID());
     const hit = (keyId: string): UsageHit => ({
-      principal: { kind: 'apiKey', keyId, accountId: account.id, scopes: ['public'], allowedOrigins: [], challengeWaitMs: null },
+      principal: {
+        kind: 'apiKey',
+        keyId,
+        accountId: account.id,
+        scopes: ['public'],
+        allowedOrigins: [],
+        challengeWaitMs: null,
+        testVerdict: null,
+      },
       endpoint: 'GET /api/v1/public/ping',
       status: 200,
       at: Date.now(),

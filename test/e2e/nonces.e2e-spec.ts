@@ -2,6 +2,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateApiKey, hashApiKey, visiblePrefix } from '../../src/api-keys/api-key-secret';
 import { hashOneTimeToken, newOneTimeToken } from '../../src/common/one-time-token';
 import { newNonceId, nonceKeys, signNonce } from '../../src/nonces/nonce-token';
 import { NoncesService, NONCE_RETENTION_MS } from '../../src/nonces/nonces.service';
@@ -140,6 +141,138 @@ describe('nonces', () => {
     expect(answers.filter((r) => r.body.reason === 'already_used')).toHaveLength(19);
   });
 
+  describe('with an Idempotency-Key', () => {
+    const verifyOnce = (nonce: string, idempotencyKey: string) =>
+      t.http.post('/api/v1/nonces/verify').set('X-Api-Key', serverKey).set('Idempotency-Key', idempotencyKey).send({ nonce });
+
+    it('answers a repeat of the same key and nonce with the first verdict, marked replayed: a retry cannot burn a good nonce', async () => {
+      const { nonce } = await issue();
+      const key = randomUUID();
+      const first = await verifyOnce(nonce, key);
+      expect(first.body).toMatchObject({ valid: true, effort: { algorithm: 'PBKDF2/SHA-256' } });
+      expect(first.body.replayed).toBeUndefined();
+      const again = await verifyOnce(nonce, key);
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual({ ...first.body, replayed: true });
+      // Without the key, or with another, the nonce is used.
+      expect((await verify(nonce)).body).toEqual({ valid: false, reason: 'already_used' });
+      expect((await verifyOnce(nonce, randomUUID())).body).toEqual({ valid: false, reason: 'already_used' });
+      // An invalid verdict is replayed as such.
+      const unknownKey = randomUUID();
+      expect((await verifyOnce('made up', unknownKey)).body).toEqual({ valid: false, reason: 'unknown' });
+      expect((await verifyOnce('made up', unknownKey)).body).toEqual({ valid: false, reason: 'unknown', replayed: true });
+    });
+
+    it('counts the verification once, however often it is replayed', async () => {
+      const { nonce } = await issue();
+      const key = randomUUID();
+      const before = (await t.http.get('/api/v1/analytics/widget?groupBy=apiKey').set('Authorization', `Bearer ${account.owner.token}`))
+        .body.data;
+      const valid = (rows: Array<{ noncesValid: number }>) => rows.reduce((sum, r) => sum + r.noncesValid, 0);
+      for (let i = 0; i < 3; i++) await verifyOnce(nonce, key).expect(200);
+      const after = (await t.http.get('/api/v1/analytics/widget?groupBy=apiKey').set('Authorization', `Bearer ${account.owner.token}`)).body
+        .data;
+      expect(valid(after) - valid(before)).toBe(1);
+    });
+
+    it('gives concurrent repeats of one key the one verdict', async () => {
+      const { nonce } = await issue();
+      const key = randomUUID();
+      const answers = await Promise.all(Array.from({ length: 10 }, () => verifyOnce(nonce, key)));
+      expect(answers.map((r) => [r.status, r.body.valid])).toEqual(Array(10).fill([200, true]));
+      expect(answers.filter((r) => r.body.replayed === true)).toHaveLength(9);
+    });
+
+    it('refuses the same key with another nonce (422 idempotency_key_reused), and a malformed key (400), using nothing', async () => {
+      const [{ nonce: a }, { nonce: b }] = [await issue(), await issue()];
+      const key = randomUUID();
+      expect((await verifyOnce(a, key)).body.valid).toBe(true);
+      expectError(await verifyOnce(b, key), 422, 'idempotency_key_reused');
+      for (const bad of ['', 'x'.repeat(256), 'tab\there', 'ünïcode']) expectError(await verifyOnce(b, bad), 400, 'validation_failed');
+      // Another account's same key is its own.
+      const other = await createAccount(t);
+      const otherKey = (await other.createKey({ scopes: ['verify'] })).key;
+      const foreign = await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', otherKey).set('Idempotency-Key', key).send({ nonce: b });
+      expect(foreign.body).toEqual({ valid: false, reason: 'unknown' });
+      expect((await verify(b)).body.valid).toBe(true); // b was never used above
+    });
+  });
+
+  describe('test keys', () => {
+    it('answer their fixed verdict whatever the nonce, and only with the verify scope', async () => {
+      const verdicts: Record<string, unknown> = {};
+      for (const testVerdict of ['valid', 'unknown', 'expired', 'already_used', 'unavailable']) {
+        const created = await t.http
+          .post('/api/v1/api-keys')
+          .set('Authorization', `Bearer ${account.owner.token}`)
+          .send({ name: `CI ${testVerdict}`, scopes: ['verify'], testVerdict });
+        expect(created.status).toBe(201);
+        expect(created.body.testVerdict).toBe(testVerdict);
+        const res = await verify('anything at all', created.body.key);
+        verdicts[testVerdict] =
+          res.status === 200 ? res.body : { status: res.status, error: res.body.error, retryAfter: res.headers['retry-after'] };
+      }
+      expect(verdicts).toEqual({
+        valid: {
+          valid: true,
+          issuedAt: expect.any(String),
+          hostname: 'localhost',
+          effort: expect.objectContaining({ algorithm: 'PBKDF2/SHA-256' }),
+        },
+        unknown: { valid: false, reason: 'unknown' },
+        expired: { valid: false, reason: 'expired' },
+        already_used: { valid: false, reason: 'already_used' },
+        unavailable: { status: 503, error: 'service_unavailable', retryAfter: '1' },
+      });
+      const auth = { Authorization: `Bearer ${account.owner.token}` };
+      for (const scopes of [['verify', 'public'], ['widget']]) {
+        expectError(
+          await t.http.post('/api/v1/api-keys').set(auth).send({ name: 'CI', scopes, testVerdict: 'valid' }),
+          400,
+          'validation_failed',
+        );
+      }
+      expectError(
+        await t.http
+          .post('/api/v1/api-keys')
+          .set(auth)
+          .send({ name: 'CI', scopes: ['verify'], testVerdict: 'maybe' }),
+        400,
+        'validation_failed',
+      );
+    });
+
+    it('are refused in production: none is made, and one made elsewhere does not authenticate', async () => {
+      const prod = await startApp({ NODE_ENV: 'production', MFA_ENCRYPTION_KEY: randomBytes(32).toString('hex') });
+      try {
+        const owner = await createAccount(prod);
+        const auth = { Authorization: `Bearer ${owner.owner.token}` };
+        const refused = await prod.http
+          .post('/api/v1/api-keys')
+          .set(auth)
+          .send({ name: 'CI', scopes: ['verify'], testVerdict: 'valid' });
+        expectError(refused, 400, 'validation_failed');
+        expect(await prod.prisma.apiKey.count({ where: { accountId: owner.id } })).toBe(0);
+        const secret = generateApiKey();
+        await prod.prisma.apiKey.create({
+          data: {
+            accountId: owner.id,
+            name: 'copied',
+            prefix: visiblePrefix(secret),
+            hash: hashApiKey(secret),
+            scopes: ['verify'],
+            testVerdict: 'valid',
+          },
+        });
+        const res = await prod.http.post('/api/v1/nonces/verify').set('X-Api-Key', secret).send({ nonce: 'anything' });
+        expectError(res, 401, 'invalid_api_key');
+        expect(res.body.message).toContain('Test keys are refused in production');
+      } finally {
+        await prod.close();
+      }
+    });
+  });
+
   it('refuses a missing, non-string or over-long nonce and unknown fields with 400 validation_failed', async () => {
     for (const body of [{}, { nonce: 5 }, { nonce: null }, { nonce: 'x'.repeat(513) }, { nonce: `ghn_${'A'.repeat(43)}`, extra: 1 }]) {
       const res = await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', serverKey).send(body);
@@ -203,6 +336,35 @@ describe('single use in the database and in Redis', () => {
     expect(await store.claim(id, Date.now() + 60_000)).toBe(true);
     expect(await store.claim(id, Date.now() + 60_000)).toBe(false);
     await store.close();
+  });
+
+  it('the database: a kept value is put once, read, replaced, and taken over once expired', async () => {
+    const store = new DatabaseSpentStore(t.prisma);
+    const id = `test:${randomUUID()}`;
+    const puts = await Promise.all(Array.from({ length: 10 }, (_, i) => store.putIfAbsent(id, `v${i}`, Date.now() + 60_000)));
+    expect(puts.filter((p) => p === undefined)).toHaveLength(1);
+    const kept = await store.get(id);
+    expect(puts.filter((p) => p !== undefined).every((p) => p === kept)).toBe(true);
+    await store.replace(id, 'verdict', Date.now() + 60_000);
+    expect(await store.get(id)).toBe('verdict');
+    await store.replace(id, 'gone', Date.now() + 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await store.get(id)).toBeUndefined();
+    expect(await store.putIfAbsent(id, 'new', Date.now() + 60_000)).toBeUndefined();
+    await store.close();
+  });
+
+  (process.env.E2E_REDIS_URL ? it : it.skip)('Redis: a kept value is put once by two instances, read and replaced', async () => {
+    const prefix = `gatehouse-test:${randomUUID()}:`;
+    const stores = [0, 1].map(
+      () => new RedisSpentStore({ url: process.env.E2E_REDIS_URL!, cluster: false }, prefix, new DatabaseSpentStore(t.prisma)),
+    );
+    await Promise.all(stores.map((s) => s.ready()));
+    const puts = await Promise.all(Array.from({ length: 10 }, (_, i) => stores[i % 2].putIfAbsent('idem', `v${i}`, Date.now() + 60_000)));
+    expect(puts.filter((p) => p === undefined)).toHaveLength(1);
+    await stores[0].replace('idem', 'verdict', Date.now() + 60_000);
+    expect(await stores[1].get('idem')).toBe('verdict');
+    await Promise.all(stores.map((s) => s.close()));
   });
 
   (process.env.E2E_REDIS_URL ? it : it.skip)('Redis: one of many concurrent claims from two instances wins', async () => {

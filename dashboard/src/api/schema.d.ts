@@ -998,7 +998,7 @@ export interface components {
              * @example invalid_api_key
              * @enum {string}
              */
-            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "mfa_required" | "not_found" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "challenge_failed" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
+            error: "validation_failed" | "missing_credentials" | "invalid_api_key" | "invalid_token" | "token_expired" | "invalid_credentials" | "insufficient_permissions" | "mfa_required" | "not_found" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "challenge_failed" | "idempotency_key_reused" | "rate_limit_exceeded" | "request_header_fields_too_large" | "internal_error" | "service_unavailable";
             /**
              * @description Explanation for a person; may change between versions.
              * @example The API key is unknown, revoked or expired.
@@ -1696,6 +1696,12 @@ export interface components {
              */
             challengeWaitMs: 250 | 500 | 1000 | 2000 | null;
             /**
+             * @description A test key’s fixed verify verdict (docs/API.md, "Test keys"); null for every real key.
+             * @example null
+             * @enum {string|null}
+             */
+            testVerdict: "valid" | "unknown" | "expired" | "already_used" | "unavailable" | null;
+            /**
              * @description active, or revoked (for good).
              * @enum {string}
              */
@@ -1765,6 +1771,11 @@ export interface components {
              * @enum {integer|null}
              */
             challengeWaitMs?: 250 | 500 | 1000 | 2000 | null;
+            /**
+             * @description Makes a test key for your own CI: its verify always answers this verdict without looking at the nonce (`unavailable`: 503 with Retry-After). Only with scopes ["verify"]; refused when Gatehouse runs with NODE_ENV=production (docs/API.md, "Test keys"). Set at creation only.
+             * @enum {string}
+             */
+            testVerdict?: "valid" | "unknown" | "expired" | "already_used" | "unavailable";
         };
         ApiKeyWithSecretDto: {
             /**
@@ -1803,6 +1814,12 @@ export interface components {
              * @enum {integer|null}
              */
             challengeWaitMs: 250 | 500 | 1000 | 2000 | null;
+            /**
+             * @description A test key’s fixed verify verdict (docs/API.md, "Test keys"); null for every real key.
+             * @example null
+             * @enum {string|null}
+             */
+            testVerdict: "valid" | "unknown" | "expired" | "already_used" | "unavailable" | null;
             /**
              * @description active, or revoked (for good).
              * @enum {string}
@@ -1997,6 +2014,11 @@ export interface components {
             hostname: string | null;
             /** @description What the proof of work cost; null only for nonces issued before Gatehouse recorded it. */
             effort: components["schemas"]["EffortDto"] | null;
+            /**
+             * @description Present (true) when this is the first verdict answered again for a repeated Idempotency-Key and nonce.
+             * @enum {boolean}
+             */
+            replayed?: true;
         };
         InvalidNonceVerdictDto: {
             /**
@@ -2009,6 +2031,11 @@ export interface components {
              * @enum {string}
              */
             reason: "unknown" | "expired" | "already_used";
+            /**
+             * @description Present (true) when this is the first verdict answered again for a repeated Idempotency-Key and nonce.
+             * @enum {boolean}
+             */
+            replayed?: true;
         };
         VerifyNonceDto: {
             /**
@@ -12555,7 +12582,10 @@ export interface operations {
     NoncesController_verify: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key and nonce again, from this account within the nonce’s lifetime, answer the first verdict again with `replayed: true` (a valid nonce stays valid), on any instance. 1–255 printable characters, one per nonce; with another nonce: 422 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12702,6 +12732,29 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description idempotency_key_reused: the Idempotency-Key was first used with another nonce. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 422,
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This Idempotency-Key was already used with another nonce; use a new key for each nonce.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description rate_limit_exceeded — over the limit; see Retry-After */
             429: {
                 headers: {
@@ -12749,7 +12802,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable: the database cannot be reached, a call with the same Idempotency-Key is still being answered, or a test key made to answer so (see Retry-After). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -41,6 +41,14 @@ export class ApiKeyDto {
   })
   readonly challengeWaitMs!: number | null;
 
+  @ApiProperty({
+    description: 'A test key’s fixed verify verdict (docs/API.md, "Test keys"); null for every real key.',
+    enum: ['valid', 'unknown', 'expired', 'already_used', 'unavailable'],
+    nullable: true,
+    example: null,
+  })
+  readonly testVerdict!: 'valid' | 'unknown' | 'expired' | 'already_used' | 'unavailable' | null;
+
   @ApiProperty({ description: 'active, or revoked (for good).', enum: ['active', 'revoked'] })
   readonly status!: 'active' | 'revoked';
 

@@ -12,7 +12,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { IsOmittable } from '../../common/validation';
-import { API_KEY_SCOPES, ApiKeyScope } from '../../common/principal';
+import { API_KEY_SCOPES, ApiKeyScope, TEST_VERDICTS, type TestVerdict } from '../../common/principal';
 import { WAIT_LEVELS, type WaitLevel } from '../../widget/pow';
 
 /** scheme://host[:port], no path: what a browser sends in the Origin header. */
@@ -77,4 +77,13 @@ export class CreateApiKeyDto {
   @ValidateIf((_, value) => value !== null)
   @IsIn(WAIT_LEVELS, { message: 'challengeWaitMs must be one of 250, 500, 1000, 2000 (ms) or null' })
   readonly challengeWaitMs?: WaitLevel | null;
+
+  @ApiPropertyOptional({
+    description:
+      'Makes a test key for your own CI: its verify always answers this verdict without looking at the nonce (`unavailable`: 503 with Retry-After). Only with scopes ["verify"]; refused when Gatehouse runs with NODE_ENV=production (docs/API.md, "Test keys"). Set at creation only.',
+    enum: TEST_VERDICTS,
+  })
+  @IsOmittable()
+  @IsIn(TEST_VERDICTS)
+  readonly testVerdict?: TestVerdict;
 }

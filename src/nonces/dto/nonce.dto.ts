@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 
 const NONCE_EXAMPLE =
@@ -87,6 +87,12 @@ export class ValidNonceVerdictDto {
     nullable: true,
   })
   readonly effort!: EffortDto | null;
+
+  @ApiPropertyOptional({
+    description: 'Present (true) when this is the first verdict answered again for a repeated Idempotency-Key and nonce.',
+    enum: [true],
+  })
+  readonly replayed?: true;
 }
 
 /** Any other verification. */
@@ -99,6 +105,12 @@ export class InvalidNonceVerdictDto {
     enum: INVALID_REASONS,
   })
   readonly reason!: InvalidReason;
+
+  @ApiPropertyOptional({
+    description: 'Present (true) when this is the first verdict answered again for a repeated Idempotency-Key and nonce.',
+    enum: [true],
+  })
+  readonly replayed?: true;
 }
 
 export type NonceVerdictDto = ValidNonceVerdictDto | InvalidNonceVerdictDto;
