@@ -24,7 +24,7 @@ const {
   shares,
 } = require('./context');
 const { REDIS_FLOOR, CONTRACT_FLOOR, turns, turnsSection } = require('./scenarios/api-key');
-const { widgetSection } = require('./scenarios/widget');
+const { widgetSection, widgetTargetRows } = require('./scenarios/widget');
 const { LOGIN_FLOOD_IPS } = require('./scenarios/login');
 const { AB_PAIRS } = require('./scenarios/recording');
 const { soakSection } = require('./scenarios/soak');
@@ -142,6 +142,7 @@ function targets(bare, soak) {
     const flood = find(mode, 'API-key ping during a login flood');
     if (flood) rows.push([`Login flood: API-key p99 <= 20 ms (${mode}, worst run)`, `${fmt(flood.p99)} ms`, verdict(flood.p99 <= 20)]);
   }
+  rows.push(...widgetTargetRows());
   rows.push(...footprintRows());
   if (soak)
     rows.push([
@@ -225,7 +226,7 @@ the allowed-path and nonce scenarios rotate ${KEYS} API keys (all of one account
 answers are 2xx; the 429 path uses one extra key, exhausted during the warm-up; \`/auth/me\` rotates
 the JWTs of ${USERS} members (invited, and accepted from 127.0.0.2… because an anonymous route allows
 30/min per client IP), and where the ping's rate says the runs would send more than their 1200 a minute,
-each phase sends a fixed quarter of 90% of that instead of running for its seconds; nonce verify sends each nonce issued in the issue scenario exactly once.
+each phase sends a fixed quarter of 90% of that instead of running for its seconds. The widget's scenarios are described in their section above.
 Login allows 30/min per client IP, so the login flood is almost all 429 — the figure shows what a
 flood costs, not how fast logins are. "API-key ping during a login flood" runs the allowed-path load
 while ${LOGIN_FLOOD_IPS.length} client IPs (127.0.1.x) send right-password logins as fast as they are answered, 2 at a time

@@ -3,7 +3,8 @@
 // the same run (server on core 0, autocannon -c 50 in this process on core 1), on the embedded
 // default and on PostgreSQL + Redis, profiles the API-key path and writes docs/BENCHMARKS.md.
 // `npm run bench -- --quick`: bare + API-key ping on the embedded default, short runs, no doc.
-// `npm run bench -- --widget`: only the widget's turns (challenge issue, solution → nonce, beside bare) on the embedded default, printed.
+// `npm run bench -- --widget`: only the widget's scenarios on the embedded default (challenge issue, solution → nonce and
+// verify in turns with bare; the ping beside a key's challenges at its plan limit; RSS after a minute of challenges), printed.
 // `npm run bench:memory` (`--memory`): only the footprint (RSS idle, and after a burst of logins and a minute of load) of both modes, no doc.
 // Loopback only; every loop is bounded; servers are killed on the way out, even on failure.
 const fs = require('node:fs');
@@ -13,7 +14,7 @@ const { markdown } = require('./profile');
 const C = require('./context');
 const { QUICK, PROFILE_ONLY, MEMORY_ONLY, WIDGET_ONLY, SOAK_MINUTES, KEYS, USERS, HARD_LIMIT_MS, tmpRoot, commands, MODES } = C;
 const { inTurnsWithBare, runFloors, runBare } = require('./scenarios/api-key');
-const { widgetInTurns, widgetSection, verifyEachNonce } = require('./scenarios/widget');
+const { widgetInTurns, widgetSection, widgetTargetRows, pingDuringChallenges, challengeFootprint } = require('./scenarios/widget');
 const { authMe } = require('./scenarios/jwt');
 const { loginFlood, pingDuringLoginFlood, argon2Cost } = require('./scenarios/login');
 const { recordingAB } = require('./scenarios/recording');
@@ -41,6 +42,7 @@ async function runMode(modeName) {
     L.log(`${modeName}: ${acct.keys.length} keys, ${acct.tokens.length} members ready`);
     if (WIDGET_ONLY) {
       await widgetInTurns(modeName, app, acct, appEnv.WIDGET_SECRETS);
+      await pingDuringChallenges(modeName, app, acct);
       return;
     }
     const ping = await C.scenario('API-key ping, allowed', modeName, app, C.pingAllowed(app, acct.keys));
@@ -48,8 +50,8 @@ async function runMode(modeName) {
       await inTurnsWithBare(modeName, app, acct);
       await C.scenario('API-key ping, 429 (one exhausted key)', modeName, app, C.pingLimited(app, acct.limitedKey));
       await authMe(modeName, app, acct, ping.rps);
-      const nonces = await widgetInTurns(modeName, app, acct, appEnv.WIDGET_SECRETS);
-      await verifyEachNonce(modeName, app, acct, nonces);
+      await widgetInTurns(modeName, app, acct, appEnv.WIDGET_SECRETS);
+      await pingDuringChallenges(modeName, app, acct);
       await loginFlood(modeName, app);
       await pingDuringLoginFlood(modeName, app, acct);
     }
@@ -84,7 +86,9 @@ async function main() {
   }
   if (WIDGET_ONLY) {
     await runMode('embedded');
-    console.log(widgetSection());
+    await challengeFootprint('embedded');
+    const rows = widgetTargetRows();
+    console.log(`${widgetSection()}\n| target | measured | |\n|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}`);
     return;
   }
   if (PROFILE_ONLY) {
@@ -101,7 +105,10 @@ async function main() {
     await runMode('pg');
   }
   await runBare('bare node:http (end)');
-  if (!QUICK) for (const mode of Object.keys(MODES)) await runFootprint(mode);
+  if (!QUICK) {
+    for (const mode of Object.keys(MODES)) await runFootprint(mode);
+    await challengeFootprint('embedded');
+  }
   let profile;
   let argon2;
   if (!QUICK) {

@@ -30,11 +30,16 @@ export const POW_KEY_LENGTH = 32;
 export const WAIT_LEVELS = [250, 500, 1000, 2000] as const;
 export type WaitLevel = (typeof WAIT_LEVELS)[number];
 export const DEFAULT_WAIT_MS: WaitLevel = 500;
-export const MAX_COUNTER: Record<WaitLevel, number> = { 250: 1700, 500: 4000, 1000: 10_000, 2000: 21_000 };
-/** A visitor's browser (reference machine, two workers) walks this many ms a candidate. */
-export const VISITOR_MS_PER_CANDIDATE = 0.18;
+/**
+ * Measured (`npm run bench:widget`, docs/PERFORMANCE.md "Widget solve time"): click → nonce is about
+ * 180 ms of fixed cost (challenge, workers, exchange) plus 0.21 ms a candidate, and the median counter
+ * is MAX / 2, so MAX = 2 × (wait − 180) / 0.21, rounded down.
+ */
+export const MAX_COUNTER: Record<WaitLevel, number> = { 250: 650, 500: 3000, 1000: 7600, 2000: 17_000 };
+/** A visitor's browser (reference machine, two workers) walks this many ms a candidate (the fixed cost aside). */
+export const VISITOR_MS_PER_CANDIDATE = 0.21;
 /** A CPU bot (altcha-lib's solveChallenge with node:crypto, one core) pays this many CPU-ms a candidate. */
-export const BOT_MS_PER_CANDIDATE = 0.24;
+export const BOT_MS_PER_CANDIDATE = 0.25;
 
 export const maxCounter = (waitMs: WaitLevel, surgeLevel: number): number => MAX_COUNTER[waitMs] * 2 ** surgeLevel;
 
