@@ -6,7 +6,18 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'data/', 'test-artifacts/', 'src/generated/', 'node_modules/', 'dashboard/src/api/schema.d.ts'] },
+  {
+    ignores: [
+      'dist/',
+      'sdk/dist/',
+      'coverage/',
+      'data/',
+      'test-artifacts/',
+      'src/generated/',
+      'node_modules/',
+      'dashboard/src/api/schema.d.ts',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -46,7 +57,7 @@ export default tseslint.config(
   },
   {
     // Tests check the app's untyped JSON answers (supertest/fetch bodies; jest matchers are `any`): no-unsafe-* off, the rest on.
-    files: ['test/**/*.ts', 'src/**/*.spec.ts'],
+    files: ['test/**/*.ts', 'src/**/*.spec.ts', 'sdk/test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-argument': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -18,8 +18,9 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts'],
-      transform,
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/sdk/test/**/*.spec.ts'],
+      // The SDK (sdk/) compiles against its own tsconfig (DOM's fetch types, no app paths).
+      transform: { '^.+/sdk/.+\\.ts$': ['ts-jest', { tsconfig: 'sdk/tsconfig.json' }], ...transform },
       transformIgnorePatterns,
       moduleNameMapper,
     },
