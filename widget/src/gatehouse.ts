@@ -101,10 +101,30 @@ function installStyles(): void {
   }
 }
 
-/** ALTCHA's PBKDF2 worker, started from one blob: URL (CSP: worker-src blob:), for the algorithms it solves. */
+/** ALTCHA's PBKDF2 worker script, as one blob: URL (CSP: worker-src blob:). */
+let workerUrl = '';
+/** Workers started ahead of a solve (warmWorkers), handed to ALTCHA before new ones. */
+const spareWorkers: Worker[] = [];
+
+/** ALTCHA's PBKDF2 worker for the algorithms it solves: a spare one if started ahead, else a new one. */
 function installWorker(): void {
-  const url = URL.createObjectURL(new Blob([pbkdf2Worker], { type: 'text/javascript' }));
-  for (const algorithm of ['PBKDF2/SHA-256', 'PBKDF2/SHA-384', 'PBKDF2/SHA-512']) $altcha.algorithms.set(algorithm, () => new Worker(url));
+  workerUrl = URL.createObjectURL(new Blob([pbkdf2Worker], { type: 'text/javascript' }));
+  const take = () => spareWorkers.pop() ?? new Worker(workerUrl);
+  for (const algorithm of ['PBKDF2/SHA-256', 'PBKDF2/SHA-384', 'PBKDF2/SHA-512']) $altcha.algorithms.set(algorithm, take);
+}
+
+/**
+ * Starts, ahead of the click, as many workers as ALTCHA will use for a solve (its own rule: every
+ * core, at most 4 on a device with 4 GB of memory or less, at most 16). A worker's start (tens of
+ * milliseconds, more on a busy phone) then passes while the visitor's pointer or focus travels to
+ * the box, not after the click. Workers left unused stay idle (no work, ~1 MB each) until the page goes.
+ */
+function warmWorkers(): void {
+  if (spareWorkers.length > 0) return;
+  const cores = navigator.hardwareConcurrency || 2;
+  const memory = (navigator as Navigator & { deviceMemory?: number }).deviceMemory;
+  const count = Math.min(16, memory !== undefined && memory <= 4 ? Math.min(4, cores) : cores);
+  for (let i = 0; i < count; i++) spareWorkers.push(new Worker(workerUrl));
 }
 
 /** Every translation's footer names Gatehouse first; ALTCHA's own credit ("Protected by ALTCHA", translated) follows. */
@@ -209,6 +229,12 @@ class GatehouseWidget {
     host.addEventListener('keydown', (ev) => this.onKeyDown(ev));
     this.form?.addEventListener('click', (ev) => this.trackSubmitter(ev), { capture: true });
     this.form?.addEventListener('submit', (ev) => this.holdSubmit(ev), { capture: true });
+    // A visitor heading for the box (or into the form) is about to start a solve: its workers start now.
+    const intent = () => {
+      if (['unverified', 'expired', 'error'].includes(this.state())) warmWorkers();
+    };
+    for (const type of ['pointerenter', 'touchstart']) host.addEventListener(type, intent, { passive: true });
+    (this.form ?? host).addEventListener('focusin', intent);
     host.append(this.altcha, this.field, this.reason, this.status);
   }
 
