@@ -35,10 +35,12 @@ function runtime(): string {
     Deno?: { version?: { deno?: string } };
     Bun?: { version?: string };
     process?: { versions?: { node?: string } };
+    navigator?: { userAgent?: string };
   };
   if (g.Deno?.version?.deno) return `deno/${g.Deno.version.deno}`;
   if (g.Bun?.version) return `bun/${g.Bun.version}`;
   if (g.process?.versions?.node) return `node/${g.process.versions.node}`;
+  if (g.navigator?.userAgent === 'Cloudflare-Workers') return 'cloudflare-workers';
   return 'unknown-runtime';
 }
 
