@@ -165,8 +165,12 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
       done();
     });
   }
+  // Gatehouse's name on the page and its tab, not Swagger's stock top bar, logo and icon.
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
+    customSiteTitle: 'Gatehouse API',
+    customfavIcon: 'data:,',
+    customCss: '.swagger-ui .topbar { display: none }',
     swaggerOptions: { persistAuthorization: true },
   });
   return app;

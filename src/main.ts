@@ -14,7 +14,7 @@ async function bootstrap(): Promise<void> {
   // One line for a person, on stderr beside the JSON logs on stdout.
   const base = `http://localhost:${config.port}`;
   process.stderr.write(
-    `Gatehouse is listening on ${base} · Dashboard: ${base}/ · Swagger UI: ${base}/docs · ${app.get(BootstrapOwner).howToSignIn}\n`,
+    `Gatehouse is listening on ${base} · Dashboard: ${base}/ · Swagger UI: ${base}/docs · ${app.get(BootstrapOwner).howToSignIn(base)}\n`,
   );
 }
 

@@ -12,8 +12,17 @@ import { AccountsService } from './accounts.service';
 export class BootstrapOwner implements OnApplicationBootstrap {
   private readonly logger = new Logger(BootstrapOwner.name);
 
-  /** How a person gets in, for the line main.ts prints once the server listens. */
-  howToSignIn = 'sign in with POST /api/v1/auth/login';
+  /** Who may sign in, once known: the bootstrap OWNER's email, `anyone` (a user exists), or null (no users yet). */
+  private signIn: { email: string } | 'anyone' | null = 'anyone';
+
+  /** How a person gets in, for the line main.ts prints once the server listens at `base`: the dashboard's sign-in page. */
+  howToSignIn(base: string): string {
+    if (this.signIn === null) {
+      return 'no users yet: restart with BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD (12+ characters) to create the first OWNER';
+    }
+    const who = this.signIn === 'anyone' ? "with a user's email and password" : `as ${this.signIn.email}`;
+    return `sign in ${who} on the dashboard: ${base}/sign-in`;
+  }
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -23,17 +32,13 @@ export class BootstrapOwner implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     const owner = this.config.bootstrapOwner;
-    const signInAs =
-      owner === undefined
-        ? undefined
-        : `sign in as ${normalizeEmail(owner.email)} with POST /api/v1/auth/login, then Authorize with the token`;
+    const signInAs = owner === undefined ? undefined : { email: normalizeEmail(owner.email) };
     if ((await this.prisma.user.count()) > 0) {
-      this.howToSignIn = signInAs ?? "sign in with a user's email and password: POST /api/v1/auth/login, then Authorize with the token";
+      this.signIn = signInAs ?? 'anyone';
       return;
     }
     if (owner === undefined) {
-      this.howToSignIn =
-        'no users yet: restart with BOOTSTRAP_OWNER_EMAIL and BOOTSTRAP_OWNER_PASSWORD (12+ characters) to create the first OWNER';
+      this.signIn = null;
       if (this.config.env === 'development') {
         this.logger.warn(
           'No users yet. To get in, restart with BOOTSTRAP_OWNER_EMAIL=<you@example.com> and ' +
@@ -44,6 +49,6 @@ export class BootstrapOwner implements OnApplicationBootstrap {
     }
     await this.accounts.createWithOwner({ name: 'Default', email: owner.email, password: owner.password });
     this.logger.log(`Created account "Default" with owner ${normalizeEmail(owner.email)}`);
-    this.howToSignIn = signInAs as string;
+    this.signIn = { email: normalizeEmail(owner.email) };
   }
 }

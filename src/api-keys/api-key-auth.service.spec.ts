@@ -4,7 +4,6 @@ import type * as InvalidationModule from '../cache/invalidation.service';
 import type { AppConfig } from '../config/app-config';
 import { Metrics } from '../metrics/metrics';
 import type { PrismaService } from '../prisma/prisma.service';
-import type { ApiKeyUsageTracker } from './api-key-usage.tracker';
 import { generateApiKey, hashApiKey } from './api-key-secret';
 
 interface Row {
@@ -62,9 +61,8 @@ describe('ApiKeyAuthService', () => {
         },
       },
     } as unknown as PrismaService;
-    const usage = { touch: () => undefined } as unknown as ApiKeyUsageTracker;
     const config = { redis: undefined, databaseUrl: undefined, redisKeyPrefix: 'test:' } as unknown as AppConfig;
-    service = new ApiKeyAuthService(prisma, usage, new CacheInvalidation(config, new Metrics({ metrics: {} } as AppConfig)), config);
+    service = new ApiKeyAuthService(prisma, new CacheInvalidation(config, new Metrics({ metrics: {} } as AppConfig)), config);
   });
 
   afterEach(() => jest.useRealTimers());

@@ -6,7 +6,6 @@ import { AppError } from '../common/errors/app-error';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { PrismaService } from '../prisma/prisma.service';
 import { hashApiKey, isWellFormedApiKey, mayBeApiKey } from './api-key-secret';
-import { ApiKeyUsageTracker } from './api-key-usage.tracker';
 
 interface CachedKey {
   readonly principal: ApiKeyPrincipal;
@@ -32,7 +31,6 @@ export class ApiKeyAuthService {
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly usage: ApiKeyUsageTracker,
     invalidation: CacheInvalidation,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -66,7 +64,7 @@ export class ApiKeyAuthService {
     if (entry.revoked || (entry.expiresAt !== null && entry.expiresAt <= now) || (entry.graceEndsAt !== null && entry.graceEndsAt <= now)) {
       throw new AppError('invalid_api_key').attributeTo(entry.principal);
     }
-    this.usage.touch(entry.principal.keyId, now);
+    // Not a use yet: the origin, the scope and the rate limit may still refuse it (AccessGuard touches lastUsedAt).
     return entry.principal;
   }
 

@@ -29,6 +29,13 @@ export class ApiKeyUsageTracker implements OnModuleInit {
     if (written === undefined || at - written >= RESOLUTION_MS) this.pending.set(keyId, at);
   }
 
+  /** The newest use of the key this instance has seen (written or not yet), if within the last minute or so. */
+  latestUse(keyId: string): number | undefined {
+    const pending = this.pending.get(keyId);
+    const written = this.written.get(keyId);
+    return pending === undefined ? written : written === undefined ? pending : Math.max(pending, written);
+  }
+
   async flush(): Promise<void> {
     if (this.pending.size === 0) return;
     const batch = this.pending;

@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { JwtAuth } from '../common/auth.decorators';
 import { Actor, CurrentActor, CurrentPrincipal } from '../common/current-principal.decorator';
 import type { UserPrincipal } from '../common/principal';
@@ -27,6 +35,7 @@ export class ApiKeysController {
   @Post()
   @ApiOperation({ summary: 'Create an API key; the response shows its secret, once' })
   @ApiCreatedResponse({ type: ApiKeyWithSecretDto })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict — an active key of the account has this name already' })
   create(@CurrentActor() actor: Actor, @Body() dto: CreateApiKeyDto): Promise<ApiKeyWithSecretDto> {
     return this.apiKeys.create(actor, dto);
   }
@@ -43,7 +52,11 @@ export class ApiKeysController {
   @ApiOperation({ summary: "Change a key's name, scopes or allowed origins" })
   @ApiOkResponse({ type: ApiKeyDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found' })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'conflict — a readable widget key cannot gain the verify or public scope' })
+  @ApiConflictResponse({
+    type: ErrorResponseDto,
+    description:
+      'conflict — another active key of the account has this name, or a readable widget key cannot gain the verify or public scope',
+  })
   update(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto, @Body() dto: UpdateApiKeyDto): Promise<ApiKeyDto> {
     return this.apiKeys.update(actor, id, dto);
   }
@@ -59,6 +72,7 @@ export class ApiKeysController {
   @Post(':id/rotate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Issue a new secret; the old one works for gracePeriodSeconds, then never' })
+  @ApiBody({ type: RotateApiKeyDto, required: false, description: 'Optional: without a body the old secret stops at once.' })
   @ApiOkResponse({ type: ApiKeyWithSecretDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'not_found' })
   rotate(@CurrentActor() actor: Actor, @Param() { id }: IdParamDto, @Body() dto: RotateApiKeyDto): Promise<ApiKeyWithSecretDto> {

@@ -8,7 +8,9 @@ import type { ApiKey } from '../generated/prisma/client';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { WebhookEmitter } from '../webhooks/webhook-emitter';
+import type { Prisma } from '../generated/prisma/client';
 import { generateApiKey, hashApiKey, visiblePrefix } from './api-key-secret';
+import { ApiKeyUsageTracker } from './api-key-usage.tracker';
 import { ApiKeyDto, ApiKeyWithSecretDto } from './dto/api-key.dto';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { UpdateApiKeyDto } from './dto/update-api-key.dto';
@@ -49,8 +51,38 @@ export class ApiKeysService {
     private readonly invalidation: CacheInvalidation,
     private readonly audit: AuditService,
     private readonly webhooks: WebhookEmitter,
+    private readonly usage: ApiKeyUsageTracker,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /**
+   * The key as answered, its `lastUsedAt` including a use this instance has not written yet (they
+   * are written in batches every few seconds), so a key just used does not read "never".
+   */
+  private dto(k: ApiKey): ApiKeyDto {
+    const dto = toApiKeyDto(k);
+    const latest = this.usage.latestUse(k.id);
+    if (latest !== undefined && (k.lastUsedAt === null || k.lastUsedAt.getTime() < latest)) {
+      return { ...dto, lastUsedAt: new Date(latest).toISOString() };
+    }
+    return dto;
+  }
+
+  /**
+   * Names are unique among an account's active keys (docs/DECISIONS.md, "API key names"): 409
+   * `conflict` naming the clash. The account's row is locked first, so two requests choosing the
+   * same name at once cannot both pass.
+   */
+  private async checkNameFree(tx: Prisma.TransactionClient, accountId: string, name: string, exceptId?: string): Promise<void> {
+    await tx.$queryRaw`SELECT 1 FROM "Account" WHERE "id" = ${accountId}::uuid FOR NO KEY UPDATE`;
+    const clash = await tx.apiKey.findFirst({
+      where: { accountId, name, status: 'active', ...(exceptId !== undefined && { id: { not: exceptId } }) },
+      select: { prefix: true },
+    });
+    if (clash !== null) {
+      throw new AppError('conflict', `An active key is named "${name}" already (${clash.prefix}…): choose another name.`);
+    }
+  }
 
   /** A test key verifies only: refused in production, and with any scope but `verify`. */
   private checkTestKey(scopes: readonly ApiKeyScope[]): void {
@@ -68,11 +100,11 @@ export class ApiKeysService {
 
   async list(actor: UserPrincipal): Promise<ApiKeyDto[]> {
     const keys = await this.prisma.apiKey.findMany({ where: { accountId: actor.accountId }, orderBy: { createdAt: 'desc' } });
-    return keys.map(toApiKeyDto);
+    return keys.map((k) => this.dto(k));
   }
 
   async get(actor: UserPrincipal, id: string): Promise<ApiKeyDto> {
-    return toApiKeyDto(await this.find(actor, id));
+    return this.dto(await this.find(actor, id));
   }
 
   async create(actor: Actor, dto: CreateApiKeyDto): Promise<ApiKeyWithSecretDto> {
@@ -86,6 +118,7 @@ export class ApiKeysService {
     if (dto.testVerdict !== undefined) this.checkTestKey(scopes);
     const key = generateApiKey();
     const row = await this.prisma.$transaction(async (tx) => {
+      await this.checkNameFree(tx, actor.accountId, dto.name);
       const created = await tx.apiKey.create({
         data: {
           accountId: actor.accountId,
@@ -105,7 +138,12 @@ export class ApiKeysService {
         actor,
         'api_key.created',
         { type: 'api_key', id: created.id },
-        { name: created.name, scopes: created.scopes, ...(created.testVerdict !== null && { testVerdict: created.testVerdict }) },
+        {
+          name: created.name,
+          scopes: created.scopes,
+          allowedOrigins: created.allowedOrigins,
+          ...(created.testVerdict !== null && { testVerdict: created.testVerdict }),
+        },
       );
       await this.webhooks.emit(tx, actor.accountId, 'api_key.created', {
         apiKey: {
@@ -132,6 +170,9 @@ export class ApiKeysService {
     }
     if (current.testVerdict !== null && dto.scopes !== undefined) this.checkTestKey(dto.scopes);
     const row = await this.prisma.$transaction(async (tx) => {
+      if (dto.name !== undefined && dto.name !== current.name && current.status === 'active') {
+        await this.checkNameFree(tx, actor.accountId, dto.name, current.id);
+      }
       const updated = await tx.apiKey.update({
         where: { id: current.id },
         data: { name: dto.name, scopes: dto.scopes, allowedOrigins: dto.allowedOrigins, challengeWaitMs: dto.challengeWaitMs },
@@ -140,13 +181,13 @@ export class ApiKeysService {
       return updated;
     });
     this.invalidation.invalidate('apiKeyHash', row.hash, row.previousHash);
-    return toApiKeyDto(row);
+    return this.dto(row);
   }
 
   /** Revoking is for good and idempotent: a revoked key answers as it is. */
   async revoke(actor: Actor, id: string): Promise<ApiKeyDto> {
     const current = await this.find(actor, id);
-    if (current.status === 'revoked') return toApiKeyDto(current);
+    if (current.status === 'revoked') return this.dto(current);
     const row = await this.prisma.$transaction(async (tx) => {
       const revoked = await tx.apiKey.update({
         where: { id: current.id },
@@ -160,7 +201,7 @@ export class ApiKeysService {
       return revoked;
     });
     this.invalidation.invalidate('apiKeyHash', current.hash, current.previousHash);
-    return toApiKeyDto(row);
+    return this.dto(row);
   }
 
   /** A new secret; the old one keeps working for `gracePeriodSeconds` (0: stops at once), then never. */
@@ -184,7 +225,7 @@ export class ApiKeysService {
       return rotated;
     });
     this.invalidation.invalidate('apiKeyHash', current.hash, current.previousHash);
-    return { ...toApiKeyDto(row), key };
+    return { ...this.dto(row), key };
   }
 
   private async find(actor: UserPrincipal, id: string): Promise<ApiKey> {

@@ -5,6 +5,7 @@ import { keyAllowsOrigin } from '../cors/origins';
 import type { Reply, Request } from '../common/request';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { AuthRequirement, requirementOf, skipsRateLimit } from '../common/auth.decorators';
+import { ApiKeyUsageTracker } from '../api-keys/api-key-usage.tracker';
 import { Authenticator, AuthVerdict } from '../auth/authenticator';
 import { authorise } from './authorization';
 
@@ -14,7 +15,9 @@ const ORIGIN_REFUSED = Object.freeze(new AppError('insufficient_permissions', 'T
 /**
  * The one app-wide guard: authenticate → count → authorise (docs/DECISIONS.md, "Request path: authenticate → rate limit → authorise").
  * Authentication hands its verdict on as a value, so the rate limiter counts — and writes headers
- * on — refused credentials too before authorisation throws the refusal.
+ * on — refused credentials too before authorisation throws the refusal. An API key's `lastUsedAt`
+ * is touched only once the request is accepted: a request its own checks (revoked, expired, origin,
+ * scope) or the rate limit refuse is no use of the key.
  *
  * A cached API key is decided synchronously, so the request's only promise is the counter's
  * answer, with authorisation run in its reaction; a route the limiter skips is decided without
@@ -27,6 +30,7 @@ export class AccessGuard implements CanActivate {
   constructor(
     private readonly authenticator: Authenticator,
     private readonly rateLimiter: RateLimiter,
+    private readonly keyUsage: ApiKeyUsageTracker,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.serviceOrigins = new Set(config.serviceOrigins);
@@ -59,13 +63,19 @@ export class AccessGuard implements CanActivate {
       verdict = ORIGIN_REFUSED;
     }
     // The limiter's tracker: the principal, else the client IP (a refused credential counts per IP).
-    req.user = verdict instanceof Error ? null : verdict;
+    const caller = (req.user = verdict instanceof Error ? null : verdict);
     // Usage analytics count a refused key whose owner is known (revoked, expired) for that owner.
     if (verdict instanceof AppError && verdict.attributedTo !== undefined) req.attributedTo = verdict.attributedTo;
-    const authorised = () => authorise(requirement, verdict);
+    const decided = verdict;
+    const authorised = () => {
+      authorise(requirement, decided);
+      // Accepted: a use of the key (in memory, written in batches by ApiKeyUsageTracker).
+      if (caller?.kind === 'apiKey') this.keyUsage.touch(caller.keyId, Date.now());
+      return true as const;
+    };
     if (skipsRateLimit(context)) return authorised();
     // Widget routes are called by every visitor of a site: each visitor (client IP) is limited too.
-    const perVisitor = requirement.method === 'apiKey' && requirement.scope === 'widget' && req.user !== null;
+    const perVisitor = requirement.method === 'apiKey' && requirement.scope === 'widget' && caller !== null;
     return this.rateLimiter.count(req, context.getArgByIndex<Reply>(1), authorised, perVisitor);
   }
 }

@@ -3,7 +3,7 @@ import type { Response } from 'supertest';
 import { ApiKeyUsageTracker } from '../../src/api-keys/api-key-usage.tracker';
 import type { Role } from '../../src/common/principal';
 import { listeningPort, rawGet } from '../utils/raw-http';
-import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
+import { createAccount, createPlan, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp } from '../utils/test-app';
 
 const KEY_FORMAT = /^gh_[0-9A-Za-z]{38}$/;
 const API_KEY_CHALLENGE = 'ApiKey header="X-Api-Key"';
@@ -154,6 +154,79 @@ describe('API keys', () => {
     });
   });
 
+  describe('lastUsedAt counts accepted requests only', () => {
+    const lastUsedAt = async (id: string, token = bearer) => {
+      await t.app.get(ApiKeyUsageTracker).flush();
+      return (await asOwner('get', `/api/v1/api-keys/${id}`, token)).body.lastUsedAt as string | null;
+    };
+
+    it('shows a use at once, before the batch is written', async () => {
+      const { id, key } = await account.createKey();
+      const before = Date.now();
+      expect((await ping(key)).status).toBe(200);
+      const shown = (await asOwner('get', `/api/v1/api-keys/${id}`)).body.lastUsedAt;
+      expect(Date.parse(shown)).toBeGreaterThanOrEqual(before - 1_000);
+      expect((await asOwner('get', '/api/v1/api-keys')).body.data.find((k: { id: string }) => k.id === id).lastUsedAt).toBe(shown);
+    });
+
+    it('is not moved by a request from an origin the key does not allow', async () => {
+      const { id, key } = await account.createKey({ scopes: ['widget'], allowedOrigins: ['https://shop.example.com'] });
+      const res = await t.http.get('/api/v1/widget/config').set('X-Api-Key', key).set('Origin', 'https://elsewhere.example.com');
+      expectError(res, 403, 'insufficient_permissions');
+      expect(await lastUsedAt(id)).toBeNull();
+      expect((await t.http.get('/api/v1/widget/config').set('X-Api-Key', key).set('Origin', 'https://shop.example.com')).status).toBe(200);
+      expect(await lastUsedAt(id)).not.toBeNull();
+    });
+
+    it('is not moved by a request for a scope the key lacks, nor by the 429s that follow', async () => {
+      const small = await createAccount(t, await createPlan(t, 2, 600));
+      const { id, key } = await small.createKey({ scopes: ['verify'] });
+      for (let i = 0; i < 2; i++) expectError(await ping(key), 403, 'insufficient_permissions');
+      expectError(await ping(key), 429, 'rate_limit_exceeded');
+      expect(await lastUsedAt(id, small.owner.token)).toBeNull();
+    });
+
+    it('is not moved by a revoked key', async () => {
+      const { id, key } = await account.createKey();
+      await asOwner('delete', `/api/v1/api-keys/${id}`).expect(200);
+      expectDeadKey(await ping(key));
+      expect(await lastUsedAt(id)).toBeNull();
+    });
+  });
+
+  describe('names', () => {
+    it('are unique among active keys: a second key of the same name is 409 conflict naming the clash, and nothing is made', async () => {
+      const first = await asOwner('post', '/api/v1/api-keys').send({ name: 'Checkout widget', scopes: ['widget'] });
+      expect(first.status).toBe(201);
+      const before = await t.prisma.apiKey.count({ where: { accountId: account.id } });
+      const again = await asOwner('post', '/api/v1/api-keys').send({ name: 'Checkout widget', scopes: ['verify'] });
+      expectError(again, 409, 'conflict');
+      expect(again.body.message).toContain('"Checkout widget"');
+      expect(again.body.message).toContain(first.body.prefix);
+      expect(await t.prisma.apiKey.count({ where: { accountId: account.id } })).toBe(before);
+      // Another account may use the name; a revoked key's name is free again.
+      expect((await (await createAccount(t)).createKey({ name: 'Checkout widget' })).id).toEqual(expect.any(String));
+      await asOwner('delete', `/api/v1/api-keys/${first.body.id}`).expect(200);
+      expect((await asOwner('post', '/api/v1/api-keys').send({ name: 'Checkout widget' })).status).toBe(201);
+    });
+
+    it("refuse a rename onto another active key's name, and keep a key's own name", async () => {
+      await account.createKey({ name: 'Taken' });
+      const { id } = await account.createKey({ name: 'Free' });
+      expectError(await asOwner('patch', `/api/v1/api-keys/${id}`).send({ name: 'Taken' }), 409, 'conflict');
+      expect((await asOwner('get', `/api/v1/api-keys/${id}`)).body.name).toBe('Free');
+      expect((await asOwner('patch', `/api/v1/api-keys/${id}`).send({ name: 'Free', scopes: ['public'] })).status).toBe(200);
+    });
+
+    it('hold under concurrent creates: of five at once, one is made', async () => {
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => asOwner('post', '/api/v1/api-keys').send({ name: 'Raced', scopes: ['public'] })),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+      expect(await t.prisma.apiKey.count({ where: { accountId: account.id, name: 'Raced' } })).toBe(1);
+    });
+  });
+
   describe('PATCH /api/v1/api-keys/:id', () => {
     it('changes name and scopes, and a removed scope is refused at once', async () => {
       const { id, key } = await account.createKey();
@@ -228,6 +301,14 @@ describe('API keys', () => {
       expect(res.body).toMatchObject({ status: 'revoked', previousSecretExpiresAt: null });
       expectDeadKey(await ping(old));
       expectDeadKey(await ping(fresh));
+    });
+
+    it('takes no body at all: the old secret stops at once', async () => {
+      const { id, key: old } = await account.createKey();
+      const res = await asOwner('post', `/api/v1/api-keys/${id}/rotate`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id, previousSecretExpiresAt: null });
+      expectDeadKey(await ping(old));
     });
 
     it('refuses to rotate a revoked key with 409 conflict', async () => {

@@ -150,7 +150,14 @@ describe('GET /api/v1/audit-log', () => {
     await step(2, t.http.post('/api/v1/auth/login').send({ email: owner.email, password: WRONG_PASSWORD }), 401);
     expect_(2, 'auth.login_failed', { id: null, email: owner.email }, 'user', owner.id);
 
-    const created = await step(3, t.http.post('/api/v1/api-keys').set(as(owner)).send({ name: 'audited key' }), 201);
+    const created = await step(
+      3,
+      t.http
+        .post('/api/v1/api-keys')
+        .set(as(owner))
+        .send({ name: 'audited key', allowedOrigins: ['https://shop.example.com'] }),
+      201,
+    );
     const keyId: string = created.body.id;
     secrets.push(created.body.key);
     expect_(3, 'api_key.created', owner, 'api_key', keyId);
@@ -355,6 +362,12 @@ describe('GET /api/v1/audit-log', () => {
       expect(at).toBeGreaterThanOrEqual(startedAt - 5_000);
       expect(at).toBeLessThanOrEqual(finishedAt + 5_000);
     }
+    // What the key was made with, its allowed origins included; never its secret (checked above for every event).
+    expect(events.find((ev) => ev.requestId === rid(3))?.details).toEqual({
+      name: 'audited key',
+      scopes: ['widget', 'verify', 'public'],
+      allowedOrigins: ['https://shop.example.com'],
+    });
     expect(events.find((ev) => ev.requestId === rid(12))?.details).toEqual({ from: 'free', to: 'pro' });
     expect(events.find((ev) => ev.requestId === rid(19))?.details).toEqual({ sessionId: expect.any(String), by: 'admin' });
   });

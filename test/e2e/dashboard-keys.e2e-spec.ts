@@ -193,6 +193,46 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     120_000,
   );
 
+  it('shows allowed origins with their scheme before the key is made, refuses a name in use, and tells keys apart when revoking', async () => {
+    const account = await createAccount(d.t);
+    const first = await account.createKey({ name: 'Shop', scopes: ['widget'], allowedOrigins: ['https://shop.example.com'] });
+    const { context, page, problems } = await openDashboard(d, '/keys');
+    await signIn(page, account.owner);
+    await row(page, 'Shop').waitFor();
+
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const create = page.getByRole('dialog', { name: 'Create an API key' });
+    await create.getByLabel('Name').fill('Shop');
+    // Without a scheme: http for localhost and IP addresses, https elsewhere — shown as typed, before anything is made.
+    await create.getByLabel('Allowed origins').fill('localhost:8081\nshop.example.com, 127.0.0.1:5173');
+    expect(await create.getByTestId('will-allow').textContent()).toBe(
+      'Will allow: http://localhost:8081, https://shop.example.com, http://127.0.0.1:5173',
+    );
+    expect(await axeViolations(page)).toEqual([]);
+    await create.getByRole('button', { name: 'Create key' }).click();
+    // The name is the first active key's: refused, naming it, and nothing made.
+    await create
+      .getByRole('alert')
+      .getByText(`An active key is named "Shop" already (${first.key.slice(0, 11)}…)`)
+      .waitFor();
+    expect(await d.t.prisma.apiKey.count({ where: { accountId: account.id } })).toBe(1);
+    await create.getByLabel('Name').fill('Dev server');
+    await create.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('dialog', { name: 'The secret of Dev server' }).getByRole('button', { name: 'I have stored it' }).click();
+    expect(await d.t.prisma.apiKey.findFirstOrThrow({ where: { accountId: account.id, name: 'Dev server' } })).toMatchObject({
+      allowedOrigins: ['http://localhost:8081', 'https://shop.example.com', 'http://127.0.0.1:5173'],
+    });
+
+    // The revoke dialog names the key and shows its prefix.
+    await row(page, 'Shop').getByRole('button', { name: 'Revoke Shop' }).click();
+    const revoke = page.getByRole('dialog', { name: 'Revoke Shop?' });
+    await revoke.getByText(`${first.key.slice(0, 11)}…`).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await revoke.getByRole('button', { name: 'Cancel' }).click();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('shows a wrong password and, after ten failures, the lockout with its wait', async () => {
     const { context, page, problems } = await openDashboard(d, '/sign-in');
     const user = await account.addUser('DEVELOPER');

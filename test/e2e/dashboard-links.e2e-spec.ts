@@ -154,7 +154,7 @@ describeInBrowser('dashboard: sign-up open, with e-mail (SIGNUP=open, SMTP_URL),
     await page.getByRole('status').getByText('your sign-up is in').waitFor();
     expect(await axeViolations(page)).toEqual([]);
     // The solver ran in a worker built as a file of this origin (the CSP allows no blob: worker).
-    expect(urls.some((u) => new URL(u).pathname.startsWith('/assets/worker-'))).toBe(true);
+    expect(urls.some((u) => new URL(u).pathname.startsWith('/assets/pbkdf2-'))).toBe(true);
     expect(await d.t.prisma.account.findFirst({ where: { name } })).not.toBeNull();
 
     // Not before the address is confirmed.

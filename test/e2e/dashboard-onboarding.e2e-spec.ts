@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { axeViolations, Dashboard, describeInBrowser, openDashboard, sidewaysScroll, signIn, startDashboard } from '../utils/dashboard';
+import { eventually } from '../utils/eventually';
 import { createAccount } from '../utils/test-app';
 import { buildWidget } from '../utils/widget-build';
 
@@ -204,6 +205,60 @@ describeInBrowser('dashboard: protect your first form, in Chromium', () => {
     await greeting.waitFor();
     expect(again.problems).toEqual([]);
     await again.context.close();
+  }, 120_000);
+
+  it('reads localhost:8081 as http://localhost:8081 and says so before the key is made; "Try it" shows both keys used; a second run names its keys apart', async () => {
+    const account = await createAccount(d.t);
+    const { context, page, problems } = await openDashboard(d, '/keys');
+    await signIn(page, account.owner);
+    const onboarding = page.getByRole('region', { name: 'Protect your first form' });
+    const site = onboarding.getByLabel("Your site's address");
+
+    // Shown with its scheme as it is typed: http for localhost and IP addresses, https elsewhere.
+    const willAllow = onboarding.getByTestId('will-allow');
+    await site.fill('shop.example.com');
+    expect(await willAllow.textContent()).toBe('Will allow: https://shop.example.com');
+    await site.fill('127.0.0.1:5173');
+    expect(await willAllow.textContent()).toBe('Will allow: http://127.0.0.1:5173');
+    await site.fill('localhost:8081');
+    expect(await willAllow.textContent()).toBe('Will allow: http://localhost:8081');
+    await onboarding.getByRole('button', { name: 'Create widget key' }).click();
+    await onboarding.getByText('works on http://localhost:8081').waitFor();
+    expect(await d.t.prisma.apiKey.findFirstOrThrow({ where: { accountId: account.id } })).toMatchObject({
+      name: 'Widget for localhost:8081',
+      allowedOrigins: ['http://localhost:8081'],
+    });
+    await onboarding.getByRole('button', { name: 'Create verify key' }).click();
+    await onboarding.getByTestId('verify-secret').waitFor();
+
+    // Neither key has been used yet; right after "Try it" the list says both were, without a reload.
+    const lastUsed = (name: string) => row(page, name).getByRole('cell').nth(4);
+    await row(page, 'Server verify key').waitFor();
+    expect([await lastUsed('Widget for localhost:8081').textContent(), await lastUsed('Server verify key').textContent()]).toEqual([
+      'never',
+      'never',
+    ]);
+    expectAllPassed(await tryIt(onboarding));
+    for (const name of ['Widget for localhost:8081', 'Server verify key']) {
+      await eventually(async () => expect(await lastUsed(name).textContent()).not.toBe('never'), { timeoutMs: 3_000 });
+    }
+
+    // The guide again for the same site: its keys get names of their own, as the revoke dialog must tell keys apart.
+    await onboarding.getByRole('button', { name: 'Hide this guide' }).click();
+    await page.getByRole('button', { name: 'Protect a form' }).click();
+    const again = page.getByRole('region', { name: 'Protect a form' });
+    await again.getByLabel("Your site's address").fill('localhost:8081');
+    await again.getByRole('button', { name: 'Create widget key' }).click();
+    await again.getByText('Widget for localhost:8081 (2)').waitFor();
+    await again.getByRole('button', { name: 'Create verify key' }).click();
+    await again.getByTestId('verify-secret').waitFor();
+    const names = (await d.t.prisma.apiKey.findMany({ where: { accountId: account.id }, orderBy: { createdAt: 'asc' } })).map(
+      (k) => k.name,
+    );
+    expect(names).toEqual(['Widget for localhost:8081', 'Server verify key', 'Widget for localhost:8081 (2)', 'Server verify key (2)']);
+    expect(await axeViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
   }, 120_000);
 
   it('tells an analyst how forms are protected and links the guide', async () => {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { webhookVerifySnippet } from '../../dashboard/src/snippets';
+import { WEBHOOK_EVENT_TYPES } from '../../src/webhooks/webhook-events';
 import { axeViolations, Dashboard, describeInBrowser, openDashboard, sidewaysScroll, signIn, startDashboard } from '../utils/dashboard';
 import { createAccount } from '../utils/test-app';
 import { Received, WebhookReceiver } from '../utils/webhook-receiver';
@@ -64,13 +65,19 @@ describeInBrowser('dashboard: webhooks, in Chromium', () => {
       await add.getByLabel('URL').fill('ftp://example.com/hooks');
       await add.getByRole('button', { name: 'Add webhook' }).click();
       await add.getByRole('alert').getByText('url must be an https URL').waitFor();
+      // Said once, not once more as the field's detail; and no WEBHOOK_ALLOW_PRIVATE hint: it would not let ftp through.
+      expect((await add.getByRole('alert').textContent())!.trim()).toBe('url must be an https URL');
+      expect(await add.getByTestId('allow-private-hint').count()).toBe(0);
       expect(await sidewaysScroll(page)).toEqual([]);
       expect(await d.t.prisma.webhookEndpoint.count({ where: { accountId: account.id } })).toBe(0);
       await add.getByLabel('URL').fill(url);
       await add.getByLabel('Description (optional)').fill('Orders');
-      // Every event type is chosen by default.
+      // Every event type is chosen by default, and each is one Gatehouse sends (docs/WEBHOOKS.md, "Events"): none is marked otherwise.
       expect(await add.getByRole('checkbox', { name: 'All events' }).isChecked()).toBe(true);
-      expect(await add.getByRole('checkbox', { name: /member\.joined/ }).isChecked()).toBe(true);
+      const eventBoxes = add.getByRole('group', { name: 'Events' }).getByRole('checkbox');
+      expect(await eventBoxes.count()).toBe(WEBHOOK_EVENT_TYPES.length + 1);
+      expect(await eventBoxes.evaluateAll((boxes) => boxes.every((b) => (b as HTMLInputElement).checked))).toBe(true);
+      expect(await add.getByText(/not sent yet/).count()).toBe(0);
       expect(await axeViolations(page)).toEqual([]);
       await add.getByRole('button', { name: 'Add webhook' }).click();
 
@@ -313,5 +320,37 @@ describeInBrowser('dashboard: webhooks, in Chromium', () => {
     await dev.page.getByText('No webhooks yet').waitFor();
     expect(dev.problems).toEqual([]);
     await dev.context.close();
+  });
+});
+
+/** On a Gatehouse whose operator left WEBHOOK_ALLOW_PRIVATE unset, the default: what a developer's local receiver meets. */
+describeInBrowser('dashboard: webhooks without WEBHOOK_ALLOW_PRIVATE, in Chromium', () => {
+  let d: Dashboard;
+
+  beforeAll(async () => {
+    d = await startDashboard();
+  }, 120_000);
+  afterAll(() => d?.close());
+
+  it('refuses a local http receiver once, saying how an operator allows one for testing', async () => {
+    const account = await createAccount(d.t);
+    const { context, page, problems } = await openDashboard(d, '/webhooks');
+    await signIn(page, account.owner);
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const add = page.getByRole('dialog', { name: 'Add a webhook' });
+    for (const [url, reason] of [
+      ['http://localhost:4000/hooks', 'url must be an https URL'],
+      ['https://127.0.0.1:4000/hooks', 'url must not point to a loopback, private, link-local or metadata address'],
+    ]) {
+      await add.getByLabel('URL').fill(url);
+      await add.getByRole('button', { name: 'Add webhook' }).click();
+      await add.getByRole('alert').getByText(reason).waitFor();
+      expect((await add.getByRole('alert').textContent())!.trim()).toBe(reason);
+      expect(await add.getByTestId('allow-private-hint').textContent()).toContain('WEBHOOK_ALLOW_PRIVATE=true');
+    }
+    expect(await axeViolations(page)).toEqual([]);
+    expect(await d.t.prisma.webhookEndpoint.count({ where: { accountId: account.id } })).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
   });
 });

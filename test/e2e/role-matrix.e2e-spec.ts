@@ -48,6 +48,7 @@ const MATRIX: ReadonlyArray<readonly [method: string, path: string, owner: '✓'
   ['DELETE', '/api/v1/team/invitations/:id',          '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/analytics/usage',               '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/analytics/widget',              '✓',  '✓',  '✓',  '✓'],
+  ['GET',    '/api/v1/analytics/widget/effort',       '✓',  '✓',  '✓',  '✓'],
   ['GET',    '/api/v1/audit-log',                     '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/audit-log/export.csv',          '✓',  '✓',  '',   ''],
   ['GET',    '/api/v1/webhooks',                      '✓',  '✓',  '✓',  ''],

@@ -65,6 +65,7 @@ const PROTECTED = [
   'POST /api/v1/nonces/verify',
   'GET /api/v1/analytics/usage',
   'GET /api/v1/analytics/widget',
+  'GET /api/v1/analytics/widget/effort',
   'GET /api/v1/public/ping',
   'GET /api/v1/webhooks',
   'POST /api/v1/webhooks',

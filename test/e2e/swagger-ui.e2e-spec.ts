@@ -70,6 +70,14 @@ describeInBrowser('Swagger UI (/docs) in Chromium', () => {
     }
   });
 
+  it("is Gatehouse's: its tab's title and heading, and no stock Swagger top bar", async () => {
+    await page.goto(`${baseUrl}/docs`);
+    await page.locator('.swagger-ui .info .title').waitFor();
+    expect(await page.title()).toBe('Gatehouse API');
+    expect((await page.locator('.swagger-ui .info .title').innerText()).trim()).toMatch(/^Gatehouse\b/);
+    expect(await page.locator('.swagger-ui .topbar').isVisible()).toBe(false);
+  });
+
   it('logs in, authorizes with the token and gets 200 from GET /api/v1/account', async () => {
     await page.goto(`${baseUrl}/docs`);
 

@@ -30,7 +30,7 @@ interface Operation {
   readonly 'x-gatehouse-auth'?: AuthRequirement;
   readonly security?: Array<Record<string, string[]>>;
   readonly responses: Record<string, ResponseObject>;
-  readonly requestBody?: { content?: Record<string, { schema?: Schema }> };
+  readonly requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
 }
 interface OpenApiDocument {
   readonly openapi: string;
@@ -80,6 +80,11 @@ describe('OpenAPI', () => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toMatch(/swagger/i);
     });
+
+    it("carries Gatehouse's name, not Swagger's stock title", async () => {
+      const res = await t.http.get('/docs').redirects(2);
+      expect(res.text).toContain('<title>Gatehouse API</title>');
+    });
   });
 
   describe('GET /docs-json', () => {
@@ -87,6 +92,10 @@ describe('OpenAPI', () => {
       expect(doc.openapi).toMatch(/^3\./);
       expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
       expect(doc.components.securitySchemes.jwt).toMatchObject({ type: 'http', scheme: 'bearer' });
+    });
+
+    it('marks a body optional where the route takes none: POST /api-keys/{id}/rotate', () => {
+      expect(doc.paths['/api/v1/api-keys/{id}/rotate'].post.requestBody).toMatchObject({ required: false });
     });
 
     it('documents the /api/v1 operations and nothing of /health', () => {

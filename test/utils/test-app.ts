@@ -93,6 +93,7 @@ export async function createAccount(t: TestApp, plan = 'free'): Promise<TestAcco
     return { id: user.id, email, password: TEST_PASSWORD, accountId: account.id, role, token: tokens.issue(user).token };
   };
   const owner = await addUser('OWNER');
+  let keys = 0;
   return {
     id: account.id,
     owner,
@@ -101,7 +102,8 @@ export async function createAccount(t: TestApp, plan = 'free'): Promise<TestAcco
       const res = await t.http
         .post('/api/v1/api-keys')
         .set('Authorization', `Bearer ${owner.token}`)
-        .send({ name: 'test key', challengeWaitMs: EASY_CHALLENGE, ...body });
+        // Names are unique among an account's active keys (docs/API.md): the default is numbered.
+        .send({ name: `test key ${++keys}`, challengeWaitMs: EASY_CHALLENGE, ...body });
       if (res.status !== 201) throw new Error(`createKey: ${res.status} ${JSON.stringify(res.body)}`);
       return { id: res.body.id, key: res.body.key };
     },

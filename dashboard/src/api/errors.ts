@@ -16,11 +16,13 @@ export class ApiError extends Error {
     super(message);
   }
 
-  /** The message for a person, with the wait on a 429 and the field errors on a 400. */
+  /** The message for a person, with the wait on a 429 and the field errors on a 400 (those the message does not say already). */
   describe(): string {
     if (this.code === 'rate_limit_exceeded' && this.retryAfter !== undefined)
       return `${this.message} Try again in ${formatWait(this.retryAfter)}.`;
-    if (this.details?.length) return `${this.message} ${this.details.map((d) => `${d.field}: ${d.message}`).join('; ')}`;
+    // A detail the message already says (a single-field refusal often is its own message) is not said twice.
+    const more = (this.details ?? []).filter((d) => !this.message.includes(d.message));
+    if (more.length > 0) return `${this.message} ${more.map((d) => `${d.field}: ${d.message}`).join('; ')}`;
     return this.message;
   }
 }

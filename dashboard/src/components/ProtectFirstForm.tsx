@@ -1,22 +1,13 @@
 import { FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router';
-import { ApiKey, useSaveKey } from '../api/keys';
+import { ApiKey, freeKeyName, useSaveKey } from '../api/keys';
+import { asOrigin } from '../origins';
 import { verifySnippet, widgetSnippet } from '../snippets';
 import { CopyButton } from './CopyButton';
 import { ErrorNote } from './ErrorNote';
 import { Field, fieldText } from './Field';
 import { Snippet } from './Snippet';
 import { WidgetTrial } from './WidgetTrial';
-
-/** "https://shop.example.com/" or "shop.example.com" as the origin the API takes; the text as typed when it is no address. */
-function asOrigin(text: string): string {
-  const trimmed = text.trim();
-  try {
-    return new URL(/^https?:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`).origin;
-  } catch {
-    return trimmed;
-  }
-}
 
 /**
  * The keys page's onboarding (docs/DASHBOARD.md, "Protect a form"): a widget key limited to the
@@ -26,16 +17,21 @@ function asOrigin(text: string): string {
 export function ProtectFirstForm({
   title,
   readableWidgetKeys,
+  takenNames,
   onDismiss,
 }: {
   title: string;
   /** The account's active widget keys whose secret is readable: step 1 may reuse one. */
   readableWidgetKeys: ApiKey[];
+  /** The names of the account's active keys: a new key takes another. */
+  takenNames: readonly string[];
   onDismiss: () => void;
 }) {
   const origin = window.location.origin;
   const headingId = useId();
   const [site, setSite] = useState<string>();
+  const [typed, setTyped] = useState('');
+  const willAllow = asOrigin(typed);
   const [widget, setWidget] = useState<{ name: string; key: string }>();
   const [verifyKey, setVerifyKey] = useState<string>();
   const createWidget = useSaveKey(undefined, { onSuccess: (k) => 'key' in k && setWidget({ name: k.name, key: k.key }) });
@@ -43,9 +39,15 @@ export function ProtectFirstForm({
 
   function submitWidget(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const allowed = asOrigin(fieldText(new FormData(event.currentTarget), 'origin'));
+    const text = fieldText(new FormData(event.currentTarget), 'origin').trim();
+    // What is no origin goes as typed: the API's answer says why.
+    const allowed = asOrigin(text) ?? text;
     setSite(allowed);
-    createWidget.mutate({ name: `Widget for ${allowed.replace(/^https?:\/\//, '')}`, scopes: ['widget'], allowedOrigins: [allowed] });
+    createWidget.mutate({
+      name: freeKeyName(`Widget for ${allowed.replace(/^https?:\/\//, '')}`, takenNames),
+      scopes: ['widget'],
+      allowedOrigins: [allowed],
+    });
   }
 
   return (
@@ -63,12 +65,26 @@ export function ProtectFirstForm({
               <form onSubmit={submitWidget} aria-busy={createWidget.isPending}>
                 <Field
                   label="Your site's address"
-                  hint="The origin your form is served from, such as https://shop.example.com: only pages there (and this dashboard) may use the key."
+                  hint="The origin your form is served from, such as https://shop.example.com or localhost:8081 (without a scheme: http:// for localhost and IP addresses, https:// elsewhere): only pages there (and this dashboard) may use the key."
                 >
                   {(props) => (
-                    <input {...props} name="origin" type="text" inputMode="url" required placeholder="https://shop.example.com" />
+                    <input
+                      {...props}
+                      name="origin"
+                      type="text"
+                      inputMode="url"
+                      required
+                      placeholder="https://shop.example.com"
+                      value={typed}
+                      onChange={(e) => setTyped(e.target.value)}
+                    />
                   )}
                 </Field>
+                {typed.trim() !== '' && (
+                  <p className="hint" role="status" data-testid="will-allow">
+                    {willAllow ? <>Will allow: {willAllow}</> : <>Not an address: type the origin, such as https://shop.example.com</>}
+                  </p>
+                )}
                 <ErrorNote error={createWidget.error} />
                 <p className="actions">
                   <button type="submit" className="primary" disabled={createWidget.isPending}>
@@ -109,7 +125,9 @@ export function ProtectFirstForm({
                   type="button"
                   className="primary"
                   disabled={createVerify.isPending}
-                  onClick={() => createVerify.mutate({ name: 'Server verify key', scopes: ['verify'], allowedOrigins: [] })}
+                  onClick={() =>
+                    createVerify.mutate({ name: freeKeyName('Server verify key', takenNames), scopes: ['verify'], allowedOrigins: [] })
+                  }
                 >
                   Create verify key
                 </button>

@@ -1,4 +1,5 @@
 import { FormEvent, useState } from 'react';
+import { ApiError } from '../api/errors';
 import { CreatedWebhook, useSaveWebhook, Webhook, WebhookEventType, WebhookFields } from '../api/webhooks';
 import { WEBHOOK_EVENTS } from '../webhook-events';
 import { Dialog } from './Dialog';
@@ -9,6 +10,19 @@ const ALL = WEBHOOK_EVENTS.map((e) => e.type);
 /** The API's caps (CreateWebhookEndpointDto). */
 const MAX_URL = 2048;
 const MAX_DESCRIPTION = 200;
+
+/**
+ * The URL was refused for what WEBHOOK_ALLOW_PRIVATE=true lets through (docs/WEBHOOKS.md): plain http,
+ * or a loopback, private or unresolvable address — what a receiver on the developer's own machine meets.
+ */
+function refusedAsPrivate(error: unknown, url: string | undefined): boolean {
+  if (!(error instanceof ApiError) || error.code !== 'validation_failed') return false;
+  return (error.details ?? []).some(
+    (d) =>
+      d.field === 'url' &&
+      (/loopback|private|does not resolve/.test(d.message) || (/https URL/.test(d.message) && /^http:\/\//i.test(url ?? ''))),
+  );
+}
 
 /**
  * Registers an endpoint or, given `existing`, edits its URL, description and events. Every event
@@ -68,7 +82,7 @@ export function WebhookForm({
           <label className="check">
             <input type="checkbox" checked={every} onChange={(e) => setEvents(e.target.checked ? ALL : [])} /> All events
           </label>
-          {WEBHOOK_EVENTS.map(({ type, label, later }) => (
+          {WEBHOOK_EVENTS.map(({ type, label }) => (
             <label key={type} className="check">
               <input
                 type="checkbox"
@@ -78,11 +92,16 @@ export function WebhookForm({
                 }
               />{' '}
               <code>{type}</code>: {label}
-              {later && ' (not sent yet)'}
             </label>
           ))}
         </fieldset>
         <ErrorNote error={save.error} />
+        {refusedAsPrivate(save.error, save.variables?.url) && (
+          <p className="hint" data-testid="allow-private-hint">
+            Testing with a receiver on your own machine or network (http, localhost, a private address)? Gatehouse takes those when its
+            operator starts it with <code>WEBHOOK_ALLOW_PRIVATE=true</code> — for tests and private networks only.
+          </p>
+        )}
         <p className="actions">
           <button type="submit" className="primary" disabled={save.isPending || events.length === 0}>
             {existing ? 'Save' : 'Add webhook'}

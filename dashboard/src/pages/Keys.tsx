@@ -26,6 +26,7 @@ import { WidgetEffortDialog } from '../components/WidgetEffortDialog';
 import { WidgetKeyDialog } from '../components/WidgetKeyDialog';
 import { StackedTable } from '../components/StackedTable';
 import { formatDate, formatDay } from '../format';
+import { parseOrigins } from '../origins';
 import { can, Me } from '../roles';
 import { verifySnippet, widgetSnippet } from '../snippets';
 
@@ -123,6 +124,7 @@ export function KeysPage() {
         <ProtectFirstForm
           title={onboarding}
           readableWidgetKeys={keys.data.filter(readable)}
+          takenNames={keys.data.filter((k) => k.status === 'active').map((k) => k.name)}
           onDismiss={() => {
             localStorage.setItem(onboardingStore(me.account.id), 'yes');
             setOnboarding(null);
@@ -171,6 +173,16 @@ export function KeysPage() {
                         </button>
                       </>
                     )}
+                    {key.status === 'active' && key.scopes.includes('widget') && (
+                      <button
+                        type="button"
+                        className="link block"
+                        onClick={() => setOpen({ kind: 'effort', key })}
+                        aria-label={`Proof of work of ${key.name}`}
+                      >
+                        Proof of work
+                      </button>
+                    )}
                     {!readable(key) && key.status === 'active' && widgetOnly(key.scopes) && (
                       <small className="hint block">
                         Made before widget keys were kept readable: rotate it to see it and its snippet here.
@@ -192,15 +204,6 @@ export function KeysPage() {
                   <td className="row-actions">
                     {key.status === 'active' && (
                       <>
-                        {key.scopes.includes('widget') && (
-                          <button
-                            type="button"
-                            onClick={() => setOpen({ kind: 'effort', key })}
-                            aria-label={`Proof of work of ${key.name}`}
-                          >
-                            Proof of work
-                          </button>
-                        )}
                         <button type="button" onClick={() => setOpen({ kind: 'edit', key })} aria-label={`Edit ${key.name}`}>
                           Edit
                         </button>
@@ -276,13 +279,8 @@ export function KeysPage() {
   );
 }
 
-/** Origins, one per line (or comma-separated), as the API takes them. */
-function parseOrigins(text: string): string[] {
-  return text
-    .split(/[\s,]+/)
-    .map((o) => o.trim())
-    .filter(Boolean);
-}
+/** The origins typed, with their scheme (docs/DASHBOARD.md: `http://` for localhost and IP addresses, `https://` elsewhere); what is no origin goes as typed, for the API to say why. */
+const originsToSend = (text: string): string[] => parseOrigins(text).map(({ typed, origin }) => origin ?? typed);
 
 /** Difficulty: the plan's (`me.plan`), or one of the waits the server offers (`me.limits`). */
 function KeyForm({
@@ -316,7 +314,7 @@ function KeyForm({
     const fields: KeyFields = {
       name: fieldText(form, 'name').trim(),
       scopes,
-      allowedOrigins: parseOrigins(fieldText(form, 'allowedOrigins')),
+      allowedOrigins: originsToSend(fieldText(form, 'allowedOrigins')),
     };
     // Blank: the plan's difficulty. On an edit, null puts a key back on the plan's.
     if (difficulty) fields.challengeWaitMs = Number(difficulty) as WaitMs;
@@ -350,10 +348,14 @@ function KeyForm({
             </label>
           ))}
         </fieldset>
-        <Field label="Allowed origins" hint="One per line, such as https://www.example.com. Empty: any origin may use the key.">
+        <Field
+          label="Allowed origins"
+          hint="One per line, such as https://www.example.com or localhost:8081 (without a scheme: http:// for localhost and IP addresses, https:// elsewhere). Empty: any origin may use the key."
+        >
           {(props) => <textarea {...props} name="allowedOrigins" rows={3} value={origins} onChange={(e) => setOrigins(e.target.value)} />}
         </Field>
-        {openToEverySite({ scopes, allowedOrigins: parseOrigins(origins) }) && (
+        <WillAllow text={origins} />
+        {openToEverySite({ scopes, allowedOrigins: originsToSend(origins) }) && (
           <p className="warning" role="note">
             A widget key sits in your pages for anyone to read: with no allowed origins, any site can use it and spend your allowance. List
             your sites above.
@@ -409,10 +411,27 @@ function RotateDialog({ apiKey, onClose, onRotated }: { apiKey: ApiKey; onClose:
   );
 }
 
+/** The origins a key will allow, with their scheme, shown before it is saved: "Will allow: http://localhost:8081". */
+function WillAllow({ text }: { text: string }) {
+  const parsed = parseOrigins(text);
+  if (parsed.length === 0) return null;
+  const unreadable = parsed.filter((p) => p.origin === undefined).map((p) => p.typed);
+  return (
+    <p className="hint" role="status" data-testid="will-allow">
+      Will allow: {parsed.flatMap((p) => (p.origin ? [p.origin] : [])).join(', ') || 'nothing yet'}
+      {unreadable.length > 0 && <> · not an origin: {unreadable.join(', ')}</>}
+    </p>
+  );
+}
+
 function RevokeDialog({ apiKey, onClose }: { apiKey: ApiKey; onClose: () => void }) {
   const revoke = useRevokeKey(apiKey.id, { onSuccess: onClose });
   return (
     <ConfirmDialog title={`Revoke ${apiKey.name}?`} action="Revoke key" danger mutation={revoke} onClose={onClose}>
+      <p>
+        The key <code>{apiKey.prefix}…</code> ({apiKey.scopes.join(', ')}), created {formatDay(apiKey.createdAt)}, last used{' '}
+        {formatDate(apiKey.lastUsedAt, 'never')}.
+      </p>
       <p className="warning">
         Every request with this key is refused from now on, on every instance. This cannot be undone: a new key would have a new secret.
       </p>
