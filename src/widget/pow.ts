@@ -32,14 +32,15 @@ export type WaitLevel = (typeof WAIT_LEVELS)[number];
 export const DEFAULT_WAIT_MS: WaitLevel = 500;
 /**
  * Measured (`npm run bench:widget`, docs/PERFORMANCE.md "Widget solve time"): click → nonce is about
- * 180 ms of fixed cost (challenge, workers, exchange) plus 0.21 ms a candidate, and the median counter
- * is MAX / 2, so MAX = 2 × (wait − 180) / 0.21, rounded down.
+ * 90 ms of fixed cost (challenge, exchange; the workers start before the click) plus 0.18 ms a
+ * candidate, and the median counter is MAX / 2, so MAX ≈ 2 × (wait − 90) / 0.18, rounded down with
+ * room for a busier machine.
  */
-export const MAX_COUNTER: Record<WaitLevel, number> = { 250: 650, 500: 3000, 1000: 7600, 2000: 17_000 };
+export const MAX_COUNTER: Record<WaitLevel, number> = { 250: 1200, 500: 3500, 1000: 9000, 2000: 20_000 };
 /** A visitor's browser (reference machine, two workers) walks this many ms a candidate (the fixed cost aside). */
-export const VISITOR_MS_PER_CANDIDATE = 0.21;
+export const VISITOR_MS_PER_CANDIDATE = 0.18;
 /** A CPU bot (altcha-lib's solveChallenge with node:crypto, one core) pays this many CPU-ms a candidate. */
-export const BOT_MS_PER_CANDIDATE = 0.25;
+export const BOT_MS_PER_CANDIDATE = 0.24;
 
 export const maxCounter = (waitMs: WaitLevel, surgeLevel: number): number => MAX_COUNTER[waitMs] * 2 ** surgeLevel;
 
