@@ -14,7 +14,7 @@ describe('readable widget keys', () => {
   const as = (method: 'get' | 'post' | 'patch' | 'delete', url: string) =>
     t.http[method](url).set('Authorization', `Bearer ${account.owner.token}`);
   const create = async (body: Record<string, unknown>) => {
-    const res = await as('post', '/api/v1/api-keys').send({ name: 'k', challengeWaitMs: 250, ...body });
+    const res = await as('post', '/api/v1/api-keys').send({ name: `k${secrets.length + 1}`, challengeWaitMs: 250, ...body });
     expect(res.status).toBe(201);
     secrets.push(res.body.key);
     return res.body as { id: string; key: string; widgetKey: string | null };
@@ -90,10 +90,11 @@ describe('readable widget keys', () => {
   it.each([[['widget', 'verify']], [['widget', 'public']], [['verify']]])(
     'refuses to give a readable widget key the scopes %j with 409 conflict, and changes nothing',
     async (scopes) => {
-      const { id, key } = await create({ scopes: ['widget'], name: 'public one' });
-      const res = await as('patch', `/api/v1/api-keys/${id}`).send({ name: 'renamed', scopes });
+      const name = `public one, not ${scopes.join('+')}`;
+      const { id, key } = await create({ scopes: ['widget'], name });
+      const res = await as('patch', `/api/v1/api-keys/${id}`).send({ name: `renamed ${name}`, scopes });
       expectError(res, 409, 'conflict');
-      expect(await read(id)).toMatchObject({ name: 'public one', scopes: ['widget'], widgetKey: key });
+      expect(await read(id)).toMatchObject({ name, scopes: ['widget'], widgetKey: key });
       expectError(await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', key).send({ nonce: 'x' }), 403, 'insufficient_permissions');
     },
   );
