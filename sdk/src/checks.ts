@@ -62,6 +62,9 @@ export function normaliseChecks(checks: Checks): Checks {
   out.minSolveRatio = nonNegative('minSolveRatio', checks.minSolveRatio);
   out.minSolveRatioFloorMs = nonNegative('minSolveRatioFloorMs', checks.minSolveRatioFloorMs);
   out.maxAgeMs = nonNegative('maxAgeMs', checks.maxAgeMs);
+  if (checks.requireSurge !== undefined && typeof checks.requireSurge !== 'boolean')
+    throw new GatehouseConfigurationError('invalid_option', '`requireSurge` must be true or false.');
+  out.requireSurge = checks.requireSurge;
   return out;
 }
 
@@ -93,6 +96,8 @@ export function failedCheck(facts: NonceFacts, checks: Checks, now: number): { r
         message: `The proof of work was solved in ${solveMs} ms, implausibly fast for one expected to take ${expectedSolveMs} ms.`,
       };
   }
+  if (checks.requireSurge === true && facts.effort?.surge !== true)
+    return { reason: 'effort_too_low', message: 'The proof of work was not solved at a surge’s raised difficulty.' };
   if (checks.maxAgeMs !== undefined && now - facts.issuedAt.getTime() > checks.maxAgeMs)
     return { reason: 'too_old', message: `The nonce was issued more than ${checks.maxAgeMs} ms ago.` };
   return undefined;

@@ -103,6 +103,11 @@ export interface Checks {
   readonly minSolveRatioFloorMs?: number;
   /** The oldest nonce accepted, in ms since Gatehouse issued it; older → `too_old`. */
   readonly maxAgeMs?: number;
+  /**
+   * Accept only proofs solved at a surge's raised difficulty (`effort.surge`), e.g. while your own
+   * signals say a form is under attack; any other proof, or one without recorded effort → `effort_too_low`.
+   */
+  readonly requireSurge?: boolean;
 }
 
 /** One call's options: checks overriding the verifier's, an AbortSignal, your own Idempotency-Key. */

@@ -454,6 +454,17 @@ describe('GatehouseVerifier', () => {
       await expect(verifier({ minCost: 1000 }).verify(NONCE)).resolves.toMatchObject({ outcome: 'valid' });
     });
 
+    it('accepts only surge-level proofs with requireSurge', async () => {
+      valid({ effort: { ...VALID.effort, surge: false } });
+      await expect(verifier({ requireSurge: true }).verify(NONCE)).resolves.toMatchObject({ outcome: 'invalid', reason: 'effort_too_low' });
+      await expect(verifier({}).verify(NONCE)).resolves.toMatchObject({ outcome: 'valid' });
+      valid({ effort: { ...VALID.effort, surge: true } });
+      await expect(verifier({ requireSurge: true }).verify(NONCE)).resolves.toMatchObject({ outcome: 'valid' });
+      valid({ effort: null });
+      await expect(verifier({ requireSurge: true }).verify(NONCE)).resolves.toMatchObject({ outcome: 'invalid', reason: 'effort_too_low' });
+      expect(() => verifier({ requireSurge: 'yes' as unknown as boolean })).toThrow(/requireSurge/);
+    });
+
     it('refuses a nonce issued longer ago than maxAgeMs', async () => {
       valid({ issuedAt: new Date(Date.now() - 120_000).toISOString() });
       await expect(verifier({ maxAgeMs: 60_000 }).verify(NONCE)).resolves.toMatchObject({ outcome: 'invalid', reason: 'too_old' });
