@@ -83,7 +83,7 @@ export const deriveKey: DeriveKeyFunction = async (parameters, salt, password) =
   derivedKey: await pbkdf2Async(password, salt, parameters.cost, parameters.keyLength, 'sha256'),
 });
 
-const hmacHex = (key: string | Buffer, data: string | Uint8Array): string => createHmac('sha256', key).update(data).digest('hex');
+export const hmacHex = (key: string | Buffer, data: string | Uint8Array): string => createHmac('sha256', key).update(data).digest('hex');
 
 /** The counter tag: HMAC of the derived key and the counter (uint32, big-endian), 128 bits in hex. */
 export function counterTag(key: Buffer, derivedKey: Uint8Array, counter: number): string {

@@ -2,7 +2,8 @@ import { hashOneTimeToken } from '../common/one-time-token';
 import {
   POW_ALGORITHM,
   POW_KEY_LENGTH,
-  challengeSignature,
+  canonicalJson,
+  hmacHex,
   counterTag,
   keySignatureOf,
   sameHex,
@@ -69,7 +70,8 @@ export function checkSolution(
   const payload = parsePayload(altcha);
   if (payload === undefined) return undefined;
   const { parameters: p, signature, counter } = payload;
-  const key = keys.find((k) => sameHex(challengeSignature(k, p as never), signature));
+  const signed = canonicalJson(p);
+  const key = keys.find((k) => sameHex(hmacHex(k.signature, signed), signature));
   if (key === undefined) return undefined;
   const data = p.data;
   if (

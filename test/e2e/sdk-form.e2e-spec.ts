@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import type { Browser, Page, Response } from 'playwright-core';
 import { GatehouseVerifier, type Verdict } from '../../sdk/src/index';
 import { gatehouse } from '../../sdk/src/express';
-import { browserUnavailable, launchChromium } from '../utils/browser';
+import { browserUnavailable, customerCsp, launchChromium } from '../utils/browser';
 import { createAccount, startApp, type TestApp } from '../utils/test-app';
 import { buildWidget } from '../utils/widget-build';
 
@@ -17,18 +17,6 @@ const SOLVE_TIMEOUT = 60_000;
 const unavailable = browserUnavailable();
 if (unavailable) console.warn(`SDK form e2e test skipped: ${unavailable}`);
 const describeInBrowser = unavailable ? describe.skip : describe;
-
-/** docs/PROTECT-A-FORM.md's CSP for the widget, plus 'self' for the site's own files and form. */
-const customerCsp = (api: string) =>
-  [
-    "default-src 'none'",
-    `script-src 'self' ${api}`,
-    `connect-src 'self' ${api}`,
-    'worker-src blob:',
-    "style-src 'self'",
-    "form-action 'self'",
-    "base-uri 'none'",
-  ].join('; ');
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { axeViolations, browserUnavailable, launchChromium } from '../utils/browser';
+import { axeViolations, browserUnavailable, customerCsp, launchChromium } from '../utils/browser';
 import { createAccount, startApp, type TestAccount, type TestApp } from '../utils/test-app';
 import { buildWidget } from '../utils/widget-build';
 import { noncesIssued } from '../utils/widget';
@@ -16,22 +16,6 @@ const SOLVE_TIMEOUT = 90_000;
 const unavailable = browserUnavailable();
 if (unavailable) console.warn(`Widget browser e2e test skipped: ${unavailable}`);
 const describeInBrowser = unavailable ? describe.skip : describe;
-
-/**
- * The CSP docs/PROTECT-A-FORM.md gives customers for the widget (script-src and connect-src name
- * Gatehouse, worker-src blob:, nothing for styles), plus 'self' for the pages' own files and fetches:
- * every page below is served with it, so the widget is proven to work under it.
- */
-const customerCsp = (api: string) =>
-  [
-    "default-src 'none'",
-    `script-src 'self' ${api}`,
-    `connect-src 'self' ${api}`,
-    'worker-src blob:',
-    "style-src 'self'",
-    "form-action 'self'",
-    "base-uri 'none'",
-  ].join('; ');
 
 /** What a sign-up page varies in: data-auto, the page's language, the element's data-lang and data-theme. */
 interface PageOptions {

@@ -55,3 +55,19 @@ export async function axeViolations(page: Page): Promise<string[]> {
   });
   return violations;
 }
+
+/**
+ * The CSP docs/PROTECT-A-FORM.md gives customers for the widget (script-src and connect-src name
+ * Gatehouse, worker-src blob:, nothing for styles), plus 'self' for the pages' own files and fetches:
+ * every page below is served with it, so the widget is proven to work under it.
+ */
+export const customerCsp = (api: string) =>
+  [
+    "default-src 'none'",
+    `script-src 'self' ${api}`,
+    `connect-src 'self' ${api}`,
+    'worker-src blob:',
+    "style-src 'self'",
+    "form-action 'self'",
+    "base-uri 'none'",
+  ].join('; ');
