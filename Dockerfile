@@ -7,6 +7,9 @@ RUN npm ci --no-audit --no-fund
 COPY src ./src
 COPY widget ./widget
 COPY dashboard ./dashboard
+# The dashboard's guide page bundles docs/PROTECT-A-FORM.md; scripts/build.js runs the build's steps.
+COPY docs/PROTECT-A-FORM.md ./docs/
+COPY scripts/build.js ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

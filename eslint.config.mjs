@@ -24,7 +24,7 @@ export default tseslint.config(
     languageOptions: {
       globals: globals.node,
       parserOptions: {
-        // Types from tsconfig.json (src, test, bench, prisma.config.ts), widget/tsconfig.json and dashboard/tsconfig.json. The
+        // Types from tsconfig.json (src, scripts, test, bench, prisma.config.ts), widget/tsconfig.json and dashboard/tsconfig.json. The
         // dashboard's tsconfig has browser types only: its vite.config.mts gets the widget's options, as widget/vite.config.mts does.
         projectService: { allowDefaultProject: ['dashboard/vite.config.mts'], defaultProject: 'widget/tsconfig.json' },
         tsconfigRootDir: import.meta.dirname,
@@ -67,8 +67,8 @@ export default tseslint.config(
     },
   },
   {
-    // bench/ and scripts are plain CommonJS; some unit tests require() a module inside a fake clock.
-    files: ['**/*.js', '**/*.cjs', 'src/**/*.spec.ts'],
+    // bench/ and scripts are plain CommonJS; some unit tests require() a module inside a fake clock, or a script.
+    files: ['**/*.js', '**/*.cjs', 'src/**/*.spec.ts', 'scripts/**/*.spec.ts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   prettier,

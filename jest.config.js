@@ -18,7 +18,7 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/sdk/test/**/*.spec.ts'],
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts', '<rootDir>/sdk/test/**/*.spec.ts'],
       // The SDK (sdk/) compiles against its own tsconfig (DOM's fetch types, no app paths).
       transform: { '^.+/sdk/.+\\.ts$': ['ts-jest', { tsconfig: 'sdk/tsconfig.json' }], ...transform },
       transformIgnorePatterns,
