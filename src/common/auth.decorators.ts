@@ -96,7 +96,7 @@ const ORIGIN_REFUSAL_FAILS_CHALLENGE = 'gatehouse:origin-refusal-fails-challenge
 
 /**
  * A request of this route refused for its page's origin (the key's `allowedOrigins`) counts as a
- * failed challenge in the widget's figures (docs/API.md, "Widget figures").
+ * failed challenge in the widget's figures (docs/API.md, "Analytics").
  */
 export const OriginRefusalFailsChallenge = () => SetMetadata(ORIGIN_REFUSAL_FAILS_CHALLENGE, true);
 
