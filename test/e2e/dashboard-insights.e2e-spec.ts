@@ -129,6 +129,32 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
       await context.close();
     });
 
+    it('shows an analyst key ids instead of names, without an error', async () => {
+      const analyst = await account.addUser('ANALYST');
+      const { context, page, problems, urls } = await openDashboard(d, '/analytics');
+      await signIn(page, analyst);
+      const byKey = page.getByRole('region', { name: 'By API key' });
+      await row(byKey, key.id).waitFor();
+      expect(await byKey.textContent()).not.toContain('Checkout widget');
+      await byKey.getByText('an analyst sees each key').waitFor();
+      await page.getByTestId('widget-totals').waitFor();
+      expect(await page.getByRole('alert').count()).toBe(0);
+      expect(urls.filter((u) => u.includes('/api/v1/api-keys'))).toEqual([]);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
+    it('says so when a period has no widget activity or key traffic', async () => {
+      const fresh = await createAccount(d.t);
+      const { context, page, problems } = await openDashboard(d, '/analytics');
+      await signIn(page, fresh.owner);
+      await page.getByText('No API-key requests in this period.').waitFor();
+      await page.getByText('No widget activity in this period.').waitFor();
+      expect(problems).toEqual([]);
+      await context.close();
+    });
+
     it('splits the invalid nonces by reason and counts a challenge refused for its origin as failed, readable at 1280 and 390 px', async () => {
       const { account: short, key: shop, nonce: expiring } = shortLived;
       const verify = async (nonce: string) =>
@@ -188,32 +214,6 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
         await context.close();
       }
     }, 60_000);
-
-    it('shows an analyst key ids instead of names, without an error', async () => {
-      const analyst = await account.addUser('ANALYST');
-      const { context, page, problems, urls } = await openDashboard(d, '/analytics');
-      await signIn(page, analyst);
-      const byKey = page.getByRole('region', { name: 'By API key' });
-      await row(byKey, key.id).waitFor();
-      expect(await byKey.textContent()).not.toContain('Checkout widget');
-      await byKey.getByText('an analyst sees each key').waitFor();
-      await page.getByTestId('widget-totals').waitFor();
-      expect(await page.getByRole('alert').count()).toBe(0);
-      expect(urls.filter((u) => u.includes('/api/v1/api-keys'))).toEqual([]);
-      expect(await axeViolations(page)).toEqual([]);
-      expect(problems).toEqual([]);
-      await context.close();
-    });
-
-    it('says so when a period has no widget activity or key traffic', async () => {
-      const fresh = await createAccount(d.t);
-      const { context, page, problems } = await openDashboard(d, '/analytics');
-      await signIn(page, fresh.owner);
-      await page.getByText('No API-key requests in this period.').waitFor();
-      await page.getByText('No widget activity in this period.').waitFor();
-      expect(problems).toEqual([]);
-      await context.close();
-    });
   });
 
   describe('account and plan', () => {
