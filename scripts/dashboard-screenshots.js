@@ -37,7 +37,7 @@ const PAGES = [
   { path: '/settings', file: 'settings.png', ready: (page) => page.getByRole('heading', { level: 1 }).waitFor() },
   { path: '/audit', file: 'audit.png', ready: (page) => page.getByRole('row').nth(3).waitFor() },
   { path: '/guide', file: 'guide.png', ready: (page) => page.getByRole('heading', { level: 1 }).waitFor() },
-  { path: '/security', file: 'security.png', ready: (page) => page.getByText('This device').waitFor() },
+  { path: '/security', file: 'security.png', ready: (page) => page.getByText('This device', { exact: true }).waitFor() },
 ];
 
 async function main() {
@@ -82,6 +82,9 @@ async function main() {
     for (let i = 0; i < 60; i++) await call('GET', '/api/v1/public/ping', undefined, { 'x-api-key': secrets[2] });
     for (let i = 0; i < 25; i++) await call('POST', '/api/v1/nonces/verify', { nonce: `n${i}` }, { 'x-api-key': secrets[1] });
     for (let i = 0; i < 8; i++) await call('GET', '/api/v1/public/ping', undefined, { 'x-api-key': secrets[0] }); // 403: wrong scope
+    // A page the Checkout key does not allow asks for a challenge: refused (403), a failed challenge.
+    const elsewhere = { 'x-api-key': secrets[0], origin: 'https://elsewhere.example.com' };
+    await L.expect(call('GET', '/api/v1/widget/challenge', undefined, elsewhere), 403, 'refused challenge');
     for (const [email, role] of [
       ['dev@example.com', 'DEVELOPER'],
       ['analyst@example.com', 'ANALYST'],
@@ -111,6 +114,15 @@ async function main() {
     await onboarding.getByText('Every step passed').waitFor({ timeout: 60_000 });
     await onboarding.screenshot({ path: path.join(OUT, 'onboarding.png') });
     L.log('docs/screenshots/onboarding.png');
+    // The widget's figures below the charts above: that run's challenge and nonce, the refused
+    // challenge and the made-up nonces verified, with the reasons beneath "Nonces invalid".
+    await page.goto(`http://${L.HOST}:${app.port}/analytics`);
+    const widget = page.getByRole('region', { name: 'Widget' });
+    await widget.getByRole('list', { name: 'Nonces invalid by reason' }).waitFor();
+    await widget.locator('canvas').first().waitFor();
+    await page.waitForTimeout(300);
+    await widget.screenshot({ path: path.join(OUT, 'analytics-widget.png') });
+    L.log('docs/screenshots/analytics-widget.png');
     await context.close();
     // The keys on a phone (docs/DASHBOARD.md, "Phones"): one block per key, its actions on screen.
     const phone = await L.dashboardContext(browser, login, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });

@@ -91,3 +91,18 @@ export const skipsRateLimit = perRoute(
   (handler, controller): boolean =>
     reflector.getAllAndOverride<boolean | undefined>(NOT_RATE_LIMITED, [handler as () => void, controller as () => void]) === true,
 );
+
+const ORIGIN_REFUSAL_FAILS_CHALLENGE = 'gatehouse:origin-refusal-fails-challenge';
+
+/**
+ * A request of this route refused for its page's origin (the key's `allowedOrigins`) counts as a
+ * failed challenge in the widget's figures (docs/API.md, "Analytics").
+ */
+export const OriginRefusalFailsChallenge = () => SetMetadata(ORIGIN_REFUSAL_FAILS_CHALLENGE, true);
+
+/** Whether the route (handler or controller) counts an origin refusal as a failed challenge. */
+export const originRefusalFailsChallenge = perRoute(
+  (handler, controller): boolean =>
+    reflector.getAllAndOverride<boolean | undefined>(ORIGIN_REFUSAL_FAILS_CHALLENGE, [handler as () => void, controller as () => void]) ===
+    true,
+);

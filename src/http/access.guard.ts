@@ -4,7 +4,9 @@ import { AppError } from '../common/errors/app-error';
 import { keyAllowsOrigin } from '../cors/origins';
 import type { Reply, Request } from '../common/request';
 import { RateLimiter } from '../rate-limit/rate-limiter';
-import { AuthRequirement, requirementOf, skipsRateLimit } from '../common/auth.decorators';
+import { AuthRequirement, originRefusalFailsChallenge, requirementOf, skipsRateLimit } from '../common/auth.decorators';
+import type { ApiKeyPrincipal } from '../common/principal';
+import { UsageRecorder } from '../usage/usage.recorder';
 import { ApiKeyUsageTracker } from '../api-keys/api-key-usage.tracker';
 import { Authenticator, AuthVerdict } from '../auth/authenticator';
 import { authorise } from './authorization';
@@ -31,6 +33,7 @@ export class AccessGuard implements CanActivate {
     private readonly authenticator: Authenticator,
     private readonly rateLimiter: RateLimiter,
     private readonly keyUsage: ApiKeyUsageTracker,
+    private readonly usage: UsageRecorder,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.serviceOrigins = new Set(config.serviceOrigins);
@@ -53,13 +56,14 @@ export class AccessGuard implements CanActivate {
   ): boolean | Promise<boolean> {
     // A key used from a page it does not allow is refused like a bad credential, before it counts
     // against the key: a page elsewhere cannot spend the key's allowance. Analytics still show it.
+    let refusedKey: ApiKeyPrincipal | undefined;
     if (
       verdict !== null &&
       !(verdict instanceof Error) &&
       verdict.kind === 'apiKey' &&
       !keyAllowsOrigin(verdict.allowedOrigins, req.headers.origin, this.serviceOrigins)
     ) {
-      req.attributedTo = verdict;
+      req.attributedTo = refusedKey = verdict;
       verdict = ORIGIN_REFUSED;
     }
     // The limiter's tracker: the principal, else the client IP (a refused credential counts per IP).
@@ -68,6 +72,8 @@ export class AccessGuard implements CanActivate {
     if (verdict instanceof AppError && verdict.attributedTo !== undefined) req.attributedTo = verdict.attributedTo;
     const decided = verdict;
     const authorised = () => {
+      // Answered 403 for its origin (not 429): on a challenge route, a failed challenge in the widget's figures.
+      if (refusedKey !== undefined && originRefusalFailsChallenge(context)) this.usage.event(refusedKey, 'challenge_failed');
       authorise(requirement, decided);
       // Accepted: a use of the key (in memory, written in batches by ApiKeyUsageTracker).
       if (caller?.kind === 'apiKey') this.keyUsage.touch(caller.keyId, Date.now());

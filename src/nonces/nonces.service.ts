@@ -6,7 +6,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { resolveWidgetSecrets } from '../config/secrets';
 import { PlanLimitsService } from '../plans/plan-limits.service';
 import { PrismaService } from '../prisma/prisma.service';
-import { UsageRecorder } from '../usage/usage.recorder';
+import { invalidNonceTally, UsageRecorder } from '../usage/usage.recorder';
 import { EffortDto, IssuedNonceDto, NonceVerdictDto } from './dto/nonce.dto';
 import { Effort, MAX_HOSTNAME_BYTES, newNonceId, nonceKeys, readNonce, signNonce } from './nonce-token';
 import type { SpentStore } from './spent-store';
@@ -174,10 +174,11 @@ export class NoncesService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** The verdict, counted as a widget event (valid or invalid) for analytics. */
+  /** The verdict, counted as a widget event (valid or invalid, with its reason) for analytics. */
   async verify(key: ApiKeyPrincipal, nonce: string): Promise<NonceVerdictDto> {
     const verdict = await this.judge(key, nonce);
     this.usage.event(key, verdict.valid ? 'nonce_valid' : 'nonce_invalid');
+    if (!verdict.valid) this.usage.tally(key, invalidNonceTally(verdict.reason));
     return verdict;
   }
 

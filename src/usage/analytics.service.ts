@@ -3,7 +3,7 @@ import { AppError } from '../common/errors/app-error';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
 import { GroupBy, StatusClass, UsageQuery, UsageReportDto, WidgetGroupBy, WidgetStatsQuery, WidgetStatsReportDto } from './dto/usage.dto';
-import { EVENT_STATUS, eventEndpoint, UsageRecorder } from './usage.recorder';
+import { EVENT_STATUS, invalidNonceTally, UsageRecorder } from './usage.recorder';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -30,8 +30,8 @@ const GROUP_SQL: Record<GroupBy, Prisma.Sql> = {
 
 const invalid = (field: string, message: string) => new AppError('validation_failed', message, [{ field, message }]);
 
-const sumOf = (event: Parameters<typeof eventEndpoint>[0]) =>
-  Prisma.sql`COALESCE(SUM("count") FILTER (WHERE "endpoint" = ${eventEndpoint(event)}), 0)`;
+/** The sum of one widget row name's counts (`widget:<name>`: an event or a tally). */
+const sumOf = (name: string) => Prisma.sql`COALESCE(SUM("count") FILTER (WHERE "endpoint" = ${`widget:${name}`}), 0)`;
 
 interface Range {
   readonly from: Date;
@@ -63,14 +63,18 @@ export class AnalyticsService {
     return { ...this.rangeDto(range), groupBy: q.groupBy, data: rows.map((r) => ({ key: r.key, count: Number(r.count) })) };
   }
 
-  /** The widget's events, summed per group: challenges issued, solved and failed, nonces verified valid and invalid. */
+  /** The widget's events, summed per group: challenges issued, solved and failed, nonces verified valid and invalid (and why invalid). */
   async widget(accountId: string, q: WidgetStatsQuery): Promise<WidgetStatsReportDto> {
     const range = await this.rangeAndKey(accountId, q);
     const filters = [...this.rowsOf(accountId, range, q.apiKeyId), Prisma.sql`"status" = ${EVENT_STATUS}`];
-    const rows = await this.prisma.$queryRaw<Array<Record<'key' | 'issued' | 'solved' | 'failed' | 'valid' | 'invalid', string | bigint>>>`
+    const rows = await this.prisma.$queryRaw<
+      Array<Record<'key' | 'issued' | 'solved' | 'failed' | 'valid' | 'invalid' | 'unknown' | 'expired' | 'used', string | bigint>>
+    >`
       SELECT ${GROUP_SQL[q.groupBy]} AS "key",
         ${sumOf('challenge_issued')} AS "issued", ${sumOf('challenge_solved')} AS "solved", ${sumOf('challenge_failed')} AS "failed",
-        ${sumOf('nonce_valid')} AS "valid", ${sumOf('nonce_invalid')} AS "invalid"
+        ${sumOf('nonce_valid')} AS "valid", ${sumOf('nonce_invalid')} AS "invalid",
+        ${sumOf(invalidNonceTally('unknown'))} AS "unknown", ${sumOf(invalidNonceTally('expired'))} AS "expired",
+        ${sumOf(invalidNonceTally('already_used'))} AS "used"
       FROM "UsageCounter" WHERE ${Prisma.join(filters, ' AND ')}
       GROUP BY 1 ORDER BY 1`;
     return {
@@ -83,6 +87,9 @@ export class AnalyticsService {
         challengesFailed: Number(r.failed),
         noncesValid: Number(r.valid),
         noncesInvalid: Number(r.invalid),
+        noncesUnknown: Number(r.unknown),
+        noncesExpired: Number(r.expired),
+        noncesAlreadyUsed: Number(r.used),
       })),
     };
   }

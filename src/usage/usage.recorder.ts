@@ -21,6 +21,8 @@ export type WidgetEvent = (typeof WIDGET_EVENTS)[number];
  */
 export const EVENT_STATUS = 0;
 export const eventEndpoint = (event: WidgetEvent): string => `widget:${event}`;
+/** Why a verification answered invalid (its `reason`), tallied beside `nonce_invalid` as `widget:nonce_invalid:<reason>`. */
+export const invalidNonceTally = (reason: 'unknown' | 'expired' | 'already_used'): string => `nonce_invalid:${reason}`;
 
 export const USAGE_RETENTION_MS = 400 * 24 * 3600_000;
 

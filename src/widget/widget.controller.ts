@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
-import { ApiKeyAuth } from '../common/auth.decorators';
+import { ApiKeyAuth, OriginRefusalFailsChallenge } from '../common/auth.decorators';
 import type { ApiKeyRequest } from '../common/current-principal.decorator';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { IssuedNonceDto } from '../nonces/dto/nonce.dto';
@@ -28,6 +28,7 @@ export class WidgetController {
 
   @Get('challenge')
   @ApiKeyAuth('widget')
+  @OriginRefusalFailsChallenge()
   @ApiOperation({
     summary: 'A fresh proof-of-work challenge (ALTCHA) for the widget to solve',
     description:

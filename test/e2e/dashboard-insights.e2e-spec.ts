@@ -1,9 +1,21 @@
 /// <reference lib="dom" />
 // Code in page.evaluate runs in the browser.
 import type { Locator, Page } from 'playwright-core';
-import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import {
+  axeViolations,
+  Dashboard,
+  describeInBrowser,
+  DESKTOP,
+  openDashboard,
+  sidewaysScroll,
+  signIn,
+  startDashboard,
+} from '../utils/dashboard';
 import { createAccount, TestAccount, TestUser } from '../utils/test-app';
 import { issueNonce } from '../utils/widget';
+
+const SHOP = 'https://shop.example.com';
+const PHONE = { width: 390, height: 844 };
 
 /** The dashboard's analytics, account and profile pages in Chromium, against the real app (the audit log: dashboard-audit.e2e-spec.ts). */
 describeInBrowser('dashboard: analytics, account and profile, in Chromium', () => {
@@ -27,8 +39,15 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
   describe('analytics', () => {
     let account: TestAccount;
     let key: { id: string; key: string };
+    /** An account whose nonces live 30 s (the least), with one nonce issued at the start, to verify once it has expired. */
+    let shortLived: { account: TestAccount; key: { id: string; key: string }; nonce: { nonce: string; expiresAt: string } };
 
     beforeAll(async () => {
+      const short = await createAccount(d.t);
+      await d.t.http.patch('/api/v1/account').set(bearer(short.owner.token)).send({ nonceTtlSeconds: 30 }).expect(200);
+      const shortKey = await short.createKey({ name: 'Shop', scopes: ['widget', 'verify'], allowedOrigins: [SHOP] });
+      shortLived = { account: short, key: shortKey, nonce: await issueNonce(d.t, shortKey.key, SHOP) };
+
       account = await createAccount(d.t);
       key = await account.createKey({ name: 'Checkout widget', scopes: ['widget', 'verify', 'public'] });
       const other = await account.createKey({ name: 'Server only', scopes: ['verify'] });
@@ -135,6 +154,66 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
       expect(problems).toEqual([]);
       await context.close();
     });
+
+    it('splits the invalid nonces by reason and counts a challenge refused for its origin as failed, readable at 1280 and 390 px', async () => {
+      const { account: short, key: shop, nonce: expiring } = shortLived;
+      const verify = async (nonce: string) =>
+        (await d.t.http.post('/api/v1/nonces/verify').set('X-Api-Key', shop.key).send({ nonce }).expect(200)).body as { reason?: string };
+      // As a customer's server meets them: a replay, a made-up nonce, one verified too late; and a page of another site.
+      const { nonce } = await issueNonce(d.t, shop.key, SHOP);
+      expect([await verify(nonce), await verify(nonce), await verify('ghn_made-up')]).toEqual([
+        expect.objectContaining({ valid: true }),
+        { valid: false, reason: 'already_used' },
+        { valid: false, reason: 'unknown' },
+      ]);
+      const refused = await d.t.http
+        .get('/api/v1/widget/challenge')
+        .set('X-Api-Key', shop.key)
+        .set('Origin', 'https://elsewhere.example.com');
+      expect(refused.status).toBe(403);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, new Date(expiring.expiresAt).getTime() + 1_000 - Date.now())));
+      expect(await verify(expiring.nonce)).toEqual({ valid: false, reason: 'expired' });
+
+      const held = await d.t.http.get('/api/v1/analytics/widget').query({ groupBy: 'apiKey' }).set(bearer(short.owner.token)).expect(200);
+      expect(held.body.data).toEqual([
+        {
+          key: shop.id,
+          challengesIssued: 2,
+          challengesSolved: 2,
+          challengesFailed: 1,
+          noncesValid: 1,
+          noncesInvalid: 3,
+          noncesUnknown: 1,
+          noncesExpired: 1,
+          noncesAlreadyUsed: 1,
+        },
+      ]);
+
+      for (const viewport of [DESKTOP, PHONE]) {
+        const { context, page, problems } = await openDashboard(d, '/analytics', viewport);
+        await signIn(page, short.owner);
+        const figures = page.getByTestId('widget-totals');
+        await figures.waitFor();
+        expect(await figures.textContent()).toContain('Challenges failed1');
+        expect(await figures.textContent()).toContain('Nonces invalid3');
+        const reasons = page.getByRole('list', { name: 'Nonces invalid by reason' });
+        expect((await reasons.getByRole('listitem').allTextContents()).map((t) => t.replace(/\s+/g, ' '))).toEqual([
+          'Unknown 1',
+          'Expired 1',
+          'Already used 1',
+        ]);
+        // Beneath its figure, inside its box, nothing cut off or scrolling sideways.
+        const box = (await page.locator('dl.figures > div', { has: reasons }).boundingBox())!;
+        const list = (await reasons.boundingBox())!;
+        expect(list.x >= box.x && list.x + list.width <= box.x + box.width && list.y > box.y).toBe(true);
+        expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+        expect(await sidewaysScroll(page)).toEqual([]);
+        await page.getByText('already used when verified before').waitFor();
+        expect(await axeViolations(page)).toEqual([]);
+        expect(problems).toEqual([]);
+        await context.close();
+      }
+    }, 60_000);
   });
 
   describe('account and plan', () => {

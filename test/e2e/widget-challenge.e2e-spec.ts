@@ -380,13 +380,18 @@ describe('widget challenges (ALTCHA v2, PBKDF2/SHA-256 in counter mode)', () => 
   });
 
   it('counts the widget’s figures per key for analytics, apart from request counts', async () => {
-    const { id, key } = await account.createKey({ scopes: ['widget'] });
-    const { nonce } = await issueNonce(t, key); // issued 1, solved 1
-    await challenge(key).expect(200); // issued 2
-    expectError(await redeem('garbage', key), 422, 'challenge_failed'); // failed 1
+    const { id, key } = await account.createKey({ scopes: ['widget'], allowedOrigins: [SHOP] });
+    const { nonce } = await issueNonce(t, key, SHOP); // issued 1, solved 1
+    await challenge(key).set('Origin', SHOP).expect(200); // issued 2
+    expectError(await redeem('garbage', key, SHOP), 422, 'challenge_failed'); // failed 1
+    const derived = await derivations();
+    expectError(await challenge(key).set('Origin', 'https://elsewhere.example.com'), 403, 'insufficient_permissions'); // failed 2
+    expect(await derivations()).toBe(derived);
+    // A solution handed in from another site is refused too, but is no challenge request: not counted as failed.
+    expectError(await redeem('garbage', key, 'https://elsewhere.example.com'), 403, 'insufficient_permissions');
     const verifier = await account.createKey({ scopes: ['verify'] });
     for (const n of [nonce, nonce, 'not a nonce']) {
-      await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', verifier.key).send({ nonce: n }).expect(200); // valid, then invalid twice
+      await t.http.post('/api/v1/nonces/verify').set('X-Api-Key', verifier.key).send({ nonce: n }).expect(200); // valid, then already_used and unknown
     }
     const auth = { Authorization: `Bearer ${account.owner.token}` };
     const byKey = await t.http.get('/api/v1/analytics/widget').query({ groupBy: 'apiKey' }).set(auth).expect(200);
@@ -394,17 +399,26 @@ describe('widget challenges (ALTCHA v2, PBKDF2/SHA-256 in counter mode)', () => 
       key: id,
       challengesIssued: 2,
       challengesSolved: 1,
-      challengesFailed: 1,
+      challengesFailed: 2,
       noncesValid: 0,
       noncesInvalid: 0,
+      noncesUnknown: 0,
+      noncesExpired: 0,
+      noncesAlreadyUsed: 0,
     });
-    expect(byKey.body.data.find((r: { key: string }) => r.key === verifier.id)).toMatchObject({ noncesValid: 1, noncesInvalid: 2 });
+    expect(byKey.body.data.find((r: { key: string }) => r.key === verifier.id)).toMatchObject({
+      noncesValid: 1,
+      noncesInvalid: 2,
+      noncesUnknown: 1,
+      noncesExpired: 0,
+      noncesAlreadyUsed: 1,
+    });
     const perMinute = await t.http.get('/api/v1/analytics/widget').query({ groupBy: 'minute', apiKeyId: id }).set(auth).expect(200);
     expect(perMinute.body.data.reduce((n: number, r: { challengesIssued: number }) => n + r.challengesIssued, 0)).toBe(2);
     const endpoints = await t.http.get('/api/v1/analytics/usage').query({ groupBy: 'endpoint', apiKeyId: id }).set(auth).expect(200);
     expect(endpoints.body.data).toEqual([
-      { key: 'GET /api/v1/widget/challenge', count: 2 },
-      { key: 'POST /api/v1/widget/nonces', count: 2 },
+      { key: 'GET /api/v1/widget/challenge', count: 3 },
+      { key: 'POST /api/v1/widget/nonces', count: 3 },
     ]);
   });
 });

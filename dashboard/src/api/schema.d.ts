@@ -2096,7 +2096,7 @@ export interface components {
             challengesSolved: number;
             /**
              * Format: int32
-             * @description Solutions refused (challenge_failed: wrong, expired, reused, another key’s).
+             * @description Solutions refused (challenge_failed: wrong, expired, reused, another key’s), and challenge requests refused for their origin (403: the page is not among the key’s allowedOrigins).
              * @example 3
              */
             challengesFailed: number;
@@ -2108,10 +2108,28 @@ export interface components {
             noncesValid: number;
             /**
              * Format: int32
-             * @description Verifications answered invalid (unknown, expired, already_used).
-             * @example 2
+             * @description Verifications answered invalid: noncesUnknown + noncesExpired + noncesAlreadyUsed, and the invalid ones counted before Gatehouse told their reasons apart.
+             * @example 4
              */
             noncesInvalid: number;
+            /**
+             * Format: int32
+             * @description Verifications answered invalid with reason unknown (not a nonce issued to this account).
+             * @example 2
+             */
+            noncesUnknown: number;
+            /**
+             * Format: int32
+             * @description Verifications answered invalid with reason expired.
+             * @example 1
+             */
+            noncesExpired: number;
+            /**
+             * Format: int32
+             * @description Verifications answered invalid with reason already_used (a nonce verified before).
+             * @example 1
+             */
+            noncesAlreadyUsed: number;
         };
         WidgetStatsReportDto: {
             /**

@@ -35,7 +35,8 @@ const STATUS_CLASSES: { id: StatusClass; label: string; tone: Tone }[] = [
   { id: '4xx', label: '4xx refused', tone: 'bad' },
   { id: '5xx', label: '5xx server error', tone: 'fault' },
 ];
-type WidgetFigure = { field: Exclude<keyof WidgetRow, 'key'>; label: string; tone: Tone };
+type WidgetField = Exclude<keyof WidgetRow, 'key'>;
+type WidgetFigure = { field: WidgetField; label: string; tone: Tone };
 const CHALLENGE_FIGURES: WidgetFigure[] = [
   { field: 'challengesIssued', label: 'Challenges issued', tone: 'neutral' },
   { field: 'challengesSolved', label: 'Challenges solved', tone: 'good' },
@@ -44,6 +45,12 @@ const CHALLENGE_FIGURES: WidgetFigure[] = [
 const NONCE_FIGURES: WidgetFigure[] = [
   { field: 'noncesValid', label: 'Nonces valid', tone: 'good' },
   { field: 'noncesInvalid', label: 'Nonces invalid', tone: 'bad' },
+];
+/** Why verifications answered invalid: the verify answer's `reason`s, in the words of the figure beneath "Nonces invalid". */
+const INVALID_REASONS: { field: WidgetField; label: string }[] = [
+  { field: 'noncesUnknown', label: 'Unknown' },
+  { field: 'noncesExpired', label: 'Expired' },
+  { field: 'noncesAlreadyUsed', label: 'Already used' },
 ];
 const TOP = 10;
 
@@ -313,6 +320,12 @@ function Widget({ range }: { range: Range }) {
     [widget.data],
   );
   const totals = series && [...series.challenges, ...series.nonces].map((s) => ({ label: s.label, total: sum(s.values) }));
+  const rows = widget.data?.rows ?? [];
+  const invalid = sum(rows.map((r) => r.noncesInvalid));
+  const reasons = INVALID_REASONS.map(({ field, label }) => ({ label, total: sum(rows.map((r) => r[field])) }));
+  // Verifications counted before their reasons were kept are in the total only.
+  const untold = invalid - sum(reasons.map((r) => r.total));
+  if (untold > 0) reasons.push({ label: 'Reason not recorded', total: untold });
   /** One chart per stage, so that no chart has two lines of the same meaning (colour). */
   const chart = (lines: ChartSeries[], what: string) => {
     if (!shown) return null;
@@ -332,7 +345,10 @@ function Widget({ range }: { range: Range }) {
   return (
     <section className="panel" aria-labelledby="widget-title" aria-busy={widget.isPlaceholderData}>
       <h2 id="widget-title">Widget</h2>
-      <p className="hint">Challenges your pages' widget keys handed out and took back, and the nonces your server's verify keys checked.</p>
+      <p className="hint">
+        Challenges your pages' widget keys handed out and took back, and the nonces your server's verify keys checked. A challenge failed
+        when its solution was refused, or when a page outside the key's allowed origins asked for it.
+      </p>
       <ErrorNote error={widget.error} />
       {widget.isPending && <p role="status">Loading widget figures…</p>}
       {series && totals && (
@@ -342,9 +358,26 @@ function Widget({ range }: { range: Range }) {
               <div key={t.label}>
                 <dt>{t.label}</dt>
                 <dd>{t.total.toLocaleString()}</dd>
+                {t.label === 'Nonces invalid' && (
+                  <dd>
+                    <ul className="figure-parts" aria-label="Nonces invalid by reason" data-testid="invalid-reasons">
+                      {reasons.map((r) => (
+                        <li key={r.label}>
+                          <span>{r.label}</span> <span className="number">{r.total.toLocaleString()}</span>
+                        </li>
+                      ))}
+                    </ul>
+                  </dd>
+                )}
               </div>
             ))}
           </dl>
+          {invalid > 0 && (
+            <p className="hint">
+              A nonce is unknown when Gatehouse did not issue it to this account (made up, damaged or another account's), expired when
+              verified after its lifetime, already used when verified before (a replay).
+            </p>
+          )}
           {sum(totals.map((t) => t.total)) === 0 ? (
             <p>No widget activity in this period.</p>
           ) : (

@@ -115,14 +115,41 @@ export class WidgetStatsRowDto {
   @ApiProperty({ description: 'Solutions exchanged for a nonce.', type: 'integer', example: 100 })
   readonly challengesSolved!: number;
 
-  @ApiProperty({ description: 'Solutions refused (challenge_failed: wrong, expired, reused, another key’s).', type: 'integer', example: 3 })
+  @ApiProperty({
+    description:
+      'Solutions refused (challenge_failed: wrong, expired, reused, another key’s), and challenge requests refused for their origin (403: the page is not among the key’s allowedOrigins).',
+    type: 'integer',
+    example: 3,
+  })
   readonly challengesFailed!: number;
 
   @ApiProperty({ description: 'Nonces verified valid (their first verification).', type: 'integer', example: 97 })
   readonly noncesValid!: number;
 
-  @ApiProperty({ description: 'Verifications answered invalid (unknown, expired, already_used).', type: 'integer', example: 2 })
+  @ApiProperty({
+    description:
+      'Verifications answered invalid: noncesUnknown + noncesExpired + noncesAlreadyUsed, and the invalid ones counted before Gatehouse told their reasons apart.',
+    type: 'integer',
+    example: 4,
+  })
   readonly noncesInvalid!: number;
+
+  @ApiProperty({
+    description: 'Verifications answered invalid with reason unknown (not a nonce issued to this account).',
+    type: 'integer',
+    example: 2,
+  })
+  readonly noncesUnknown!: number;
+
+  @ApiProperty({ description: 'Verifications answered invalid with reason expired.', type: 'integer', example: 1 })
+  readonly noncesExpired!: number;
+
+  @ApiProperty({
+    description: 'Verifications answered invalid with reason already_used (a nonce verified before).',
+    type: 'integer',
+    example: 1,
+  })
+  readonly noncesAlreadyUsed!: number;
 }
 
 export class WidgetStatsReportDto extends RangeReportDto {
