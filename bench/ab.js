@@ -55,6 +55,7 @@ const DURATION = Number(option('duration', 4));
 const SCENARIO = option('scenario', 'allowed');
 const CALLGRIND = argv.includes('--callgrind') && argv.splice(argv.indexOf('--callgrind'), 1).length > 0;
 const REQUESTS = Number(option('requests', 4000));
+if (CALLGRIND) L.setRequestTimeout(600_000);
 const PROFILE = option('profile', undefined);
 if (PROFILE && !CALLGRIND) {
   console.error('bench:ab: --profile needs --callgrind');

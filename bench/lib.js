@@ -241,6 +241,10 @@ const peakRssMiB = (pid) => statusMiB(pid, 'VmHWM');
 
 // ---------------------------------------------------------------- loopback HTTP for setup
 
+/** A setup request's timeout: a login under valgrind (bench:ab --callgrind) on a busy machine takes minutes. */
+let requestTimeoutMs = 30_000;
+const setRequestTimeout = (ms) => (requestTimeoutMs = ms);
+
 function request(method, port, urlPath, { body, headers = {}, localAddress } = {}) {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
@@ -252,7 +256,7 @@ function request(method, port, urlPath, { body, headers = {}, localAddress } = {
         path: urlPath,
         localAddress,
         agent: false,
-        timeout: 30_000,
+        timeout: requestTimeoutMs,
         headers: { ...headers, ...(data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {}) },
       },
       (res) => {
@@ -471,6 +475,7 @@ async function dashboardContext(browser, login, options = {}) {
 }
 
 module.exports = {
+  setRequestTimeout,
   ROOT,
   launchChromium,
   dashboardContext,
