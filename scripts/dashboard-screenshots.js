@@ -60,7 +60,7 @@ async function main() {
   const browser = await L.launchChromium();
   try {
     const call = (method, url, body, headers = {}) => L.request(method, app.port, url, { body, headers });
-    const login = await L.expect(call('POST', '/api/v1/auth/login', L.OWNER), 200, 'login');
+    const login = await L.signInOwner(app.port);
     const auth = { authorization: `Bearer ${login.token}` };
     await L.expect(call('PATCH', '/api/v1/account', { name: 'Acme Shop' }, auth), 200, 'rename');
     const webhooks = [
