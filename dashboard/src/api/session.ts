@@ -3,7 +3,7 @@
  * never in a URL. The browser's session is an HttpOnly cookie the server sets at sign-in, which no
  * script can read; each tab exchanges it (POST /api/v1/auth/login/session) for short-lived tokens at
  * start-up and before each runs out, so every tab of the browser shares one session, and signing out
- * in one tab signs them all out (docs/DASHBOARD.md, "Signing in"). Components read it with useSession().
+ * in one tab signs them all out (docs/DASHBOARD.md, "Security"). Components read it with useSession().
  */
 import { useSyncExternalStore } from 'react';
 import { createApiClient } from './client';
