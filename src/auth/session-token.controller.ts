@@ -15,13 +15,13 @@ import { SessionService } from '../credentials/session.service';
 @ApiTags('Auth')
 @Controller('auth/login')
 export class SessionTokenController {
-  private readonly ownOrigin: string;
+  private readonly ownOrigins: ReadonlySet<string>;
 
   constructor(
     private readonly sessions: SessionService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.ownOrigin = new URL(config.mail.publicUrl).origin;
+    this.ownOrigins = new Set(config.serviceOrigins);
   }
 
   @Post('session')
@@ -29,7 +29,7 @@ export class SessionTokenController {
   @HttpCode(200)
   @ApiOperation({
     summary: "A short-lived token of this browser's session (its cookie); for the dashboard's own pages",
-    description: `Takes the \`${SESSION_COOKIE}\` cookie a sign-in set and answers a token of that session (at most ${SESSION_TOKEN_SECONDS} s, its \`jti\` the session's id); starts no new session. Only from PUBLIC_URL's own origin, with the header. Limited per client IP (30/min).`,
+    description: `Takes the \`${SESSION_COOKIE}\` cookie a sign-in set and answers a token of that session (at most ${SESSION_TOKEN_SECONDS} s, its \`jti\` the session's id); starts no new session. Only from Gatehouse's own origins (PUBLIC_URL's, DASHBOARD_ORIGINS), with the header. Limited per client IP (30/min).`,
   })
   @ApiHeader({
     name: 'X-Gatehouse-Session',
@@ -47,11 +47,12 @@ export class SessionTokenController {
   @ApiResponse({
     status: 403,
     type: ErrorResponseDto,
-    description: "insufficient_permissions — the X-Gatehouse-Session header is missing, or Origin is not the app's own",
+    description:
+      "insufficient_permissions — the X-Gatehouse-Session header is missing, or Origin is not one of Gatehouse's own (PUBLIC_URL's, DASHBOARD_ORIGINS)",
   })
   exchange(@Req() req: Request): Promise<SessionTokenDto> {
     const origin = req.headers.origin;
-    if (req.headers[SESSION_EXCHANGE_HEADER] !== '1' || (origin !== undefined && normalizeOrigin(origin) !== this.ownOrigin))
+    if (req.headers[SESSION_EXCHANGE_HEADER] !== '1' || (origin !== undefined && !this.ownOrigins.has(normalizeOrigin(origin) ?? '')))
       throw new AppError('insufficient_permissions', "Only the dashboard's own pages may use the session cookie.");
     const secret = sessionSecretOf(req.headers.cookie);
     if (secret === undefined)

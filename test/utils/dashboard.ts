@@ -59,7 +59,9 @@ export async function startDashboard(env: NodeJS.ProcessEnv = {}, { host = '127.
   buildDashboard();
   const port = await freePort();
   const base = `http://${host}:${port}`;
-  const t = await startApp({ PUBLIC_URL: base, ...env });
+  // Where the browser opens it is one of Gatehouse's own origins even when a test sets another PUBLIC_URL (for its e-mailed links).
+  const origins = env.PUBLIC_URL === undefined ? {} : { DASHBOARD_ORIGINS: [env.DASHBOARD_ORIGINS, base].filter(Boolean).join(',') };
+  const t = await startApp({ PUBLIC_URL: base, ...env, ...origins });
   const server = t.app.getHttpServer();
   await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
   const browser = await launchChromium();

@@ -341,7 +341,7 @@ export interface paths {
         put?: never;
         /**
          * A short-lived token of this browser's session (its cookie); for the dashboard's own pages
-         * @description Takes the `gatehouse_session` cookie a sign-in set and answers a token of that session (at most 300 s, its `jti` the session's id); starts no new session. Only from PUBLIC_URL's own origin, with the header. Limited per client IP (30/min).
+         * @description Takes the `gatehouse_session` cookie a sign-in set and answers a token of that session (at most 300 s, its `jti` the session's id); starts no new session. Only from Gatehouse's own origins (PUBLIC_URL's, DASHBOARD_ORIGINS), with the header. Limited per client IP (30/min).
          */
         post: operations["SessionTokenController_exchange"];
         delete?: never;
@@ -6546,7 +6546,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description insufficient_permissions — the X-Gatehouse-Session header is missing, or Origin is not the app's own */
+            /** @description insufficient_permissions — the X-Gatehouse-Session header is missing, or Origin is not one of Gatehouse's own (PUBLIC_URL's, DASHBOARD_ORIGINS) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
