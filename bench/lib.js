@@ -176,6 +176,8 @@ async function startApp(env, nodeFlags = []) {
     NODE_ENV: 'production',
     ...appNodeEnv(),
     PORT: String(port),
+    // Where the bench and the screenshots open it: the dashboard's session exchange answers only its own origin.
+    PUBLIC_URL: `http://${HOST}:${port}`,
     ...env,
   });
   await waitHttp(child, port, '/health');

@@ -101,8 +101,8 @@ async function main() {
       L.log(`docs/screenshots/${file}`);
     }
     // "Protect a form", its "Try it" run through with the widget key and the verify key made above. At
-    // PUBLIC_URL's origin (default http://localhost:PORT), from where Gatehouse accepts every key.
-    await page.goto(`http://localhost:${app.port}/keys`);
+    // PUBLIC_URL's origin (bench/lib.js startApp), from where Gatehouse accepts every key.
+    await page.goto(`http://${L.HOST}:${app.port}/keys`);
     await page.getByRole('button', { name: 'Protect a form' }).click();
     const onboarding = page.getByRole('region', { name: 'Protect a form' });
     await onboarding.getByRole('button', { name: 'Use Checkout page' }).click();

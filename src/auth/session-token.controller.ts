@@ -9,7 +9,7 @@ import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { normalizeOrigin } from '../cors/origins';
 import { SessionTokenDto } from '../credentials/dto/session.dto';
 import { SESSION_COOKIE, SESSION_EXCHANGE_HEADER, SESSION_TOKEN_SECONDS, sessionSecretOf } from '../credentials/session-cookie';
-import { SessionService } from '../credentials/session.service';
+import { BrowserSessionService } from '../credentials/browser-session.service';
 
 /** The dashboard's tabs take their tokens here, from the browser's session cookie (docs/DECISIONS.md, "The dashboard's session cookie"). */
 @ApiTags('Auth')
@@ -18,7 +18,7 @@ export class SessionTokenController {
   private readonly ownOrigins: ReadonlySet<string>;
 
   constructor(
-    private readonly sessions: SessionService,
+    private readonly sessions: BrowserSessionService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.ownOrigins = new Set(config.serviceOrigins);

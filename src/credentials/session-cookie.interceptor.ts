@@ -3,7 +3,7 @@ import { mergeMap, Observable } from 'rxjs';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import type { Reply, Request } from '../common/request';
 import { cookieSecure, SESSION_SECRET, sessionCookie, sessionSecretOf, StartedSession } from './session-cookie';
-import { SessionService } from './session.service';
+import { BrowserSessionService } from './browser-session.service';
 
 /**
  * On a sign-in's answer that started a session: the browser's session cookie, after ending the
@@ -14,7 +14,7 @@ export class SessionCookieInterceptor implements NestInterceptor {
   private readonly secure: boolean;
 
   constructor(
-    private readonly sessions: SessionService,
+    private readonly sessions: BrowserSessionService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.secure = cookieSecure(config.mail.publicUrl);

@@ -5,13 +5,12 @@ import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { Actor, RequestSource } from '../common/current-principal.decorator';
 import { AppError } from '../common/errors/app-error';
-import { CHALLENGE } from '../common/errors/challenges';
 import { hashOneTimeToken } from '../common/one-time-token';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
 import type { TokenResponseDto } from './dto/login.dto';
-import type { SessionDto, SessionTokenDto } from './dto/session.dto';
-import { newSessionSecret, SESSION_SECRET, SESSION_TOKEN_SECONDS, StartedSession } from './session-cookie';
+import type { SessionDto } from './dto/session.dto';
+import { newSessionSecret, SESSION_SECRET, StartedSession } from './session-cookie';
 import { TokenService } from './token.service';
 
 /** How a session signed in. */
@@ -41,7 +40,7 @@ export const SESSIONS_LISTED = 100;
 
 /**
  * Sessions (docs/API.md, "Sessions"): every sign-in starts one, whose id is its tokens' `jti`; the
- * browser keeps its cookie secret (only a hash is stored) to take short-lived tokens of it (`exchange`).
+ * browser keeps its cookie secret (only a hash is stored) to take short-lived tokens of it (BrowserSessionService).
  * Ending one revokes its token as signing out does (RevokedToken, the `user` topic invalidated: refused
  * on every instance from the next request on). A token issued before sessions existed has no row and
  * keeps working until it expires.
@@ -93,54 +92,6 @@ export class SessionService implements OnModuleInit, OnModuleDestroy {
     return Object.assign(issued, { [SESSION_SECRET]: started });
   }
 
-  /**
-   * A short-lived token of the session the browser's cookie names (POST /api/v1/auth/login/session):
-   * its `jti` is the session's id, so ending the session refuses it with every other token of the
-   * session. No new row: one browser, one session.
-   */
-  async exchange(secret: string): Promise<SessionTokenDto> {
-    const session = await this.prisma.session.findUnique({
-      where: { secretHash: hashOneTimeToken(secret) },
-      include: { user: { select: { id: true, tokenVersion: true } } },
-    });
-    if (session === null || session.endedAt !== null)
-      throw new AppError('invalid_token', 'This browser is signed out: sign in again.').withChallenge(CHALLENGE.invalidToken);
-    const left = Math.floor((session.expiresAt.getTime() - Date.now()) / 1000);
-    if (left < 1)
-      throw new AppError('token_expired', 'The session of this browser expired: sign in again.').withChallenge(CHALLENGE.expiredToken);
-    const issued = this.tokens.issue(session.user, session.id, Math.min(SESSION_TOKEN_SECONDS, left));
-    return { ...issued, sessionExpiresIn: left };
-  }
-
-  /**
-   * A new sign-in in a browser whose cookie named a live session of the same user: that session ends
-   * (its tokens are refused on every instance), so the browser keeps one session. Another user's
-   * session is left alone: signing in as someone else is no sign-out of them.
-   */
-  async replace(started: StartedSession, oldSecret: string): Promise<void> {
-    const now = new Date();
-    const old = await this.prisma.session.findUnique({ where: { secretHash: hashOneTimeToken(oldSecret) } });
-    if (old === null || old.userId !== started.userId || old.id === started.sessionId || old.endedAt !== null || old.expiresAt <= now)
-      return;
-    await this.prisma.$transaction((tx) => this.endOne(tx, old, now));
-    this.invalidation.invalidate('user', old.userId);
-  }
-
-  /** Ends a live session and revokes its tokens (until the session's expiry, which outlives every token of it); false if it had ended meanwhile. */
-  private async endOne(
-    tx: Prisma.TransactionClient,
-    session: { id: string; userId: string; expiresAt: Date },
-    now: Date,
-  ): Promise<boolean> {
-    const ended = await tx.session.updateMany({ where: { id: session.id, endedAt: null }, data: { endedAt: now } });
-    if (ended.count === 0) return false;
-    await tx.revokedToken.createMany({
-      data: [{ jti: session.id, userId: session.userId, expiresAt: session.expiresAt }],
-      skipDuplicates: true,
-    });
-    return true;
-  }
-
   /** Ends every session of the user still open, in the change's transaction (a password change or reset: the tokens die by their version). */
   endAllOf(tx: Prisma.TransactionClient, userId: string, now = new Date()): Promise<Prisma.BatchPayload> {
     return tx.session.updateMany({ where: { userId, endedAt: null }, data: { endedAt: now } });
@@ -170,7 +121,7 @@ export class SessionService implements OnModuleInit, OnModuleDestroy {
     const now = new Date();
     await this.prisma.$transaction(async (tx) => {
       const session = await tx.session.findFirst({ where: { id, userId: actor.userId, endedAt: null, expiresAt: { gt: now } } });
-      if (session === null || !(await this.endOne(tx, session, now))) throw new AppError('not_found', 'No such session.');
+      if (session === null || !(await endSession(tx, session, now))) throw new AppError('not_found', 'No such session.');
       await this.audit.recordBy(tx, actor, 'auth.session_ended', { type: 'user', id: actor.userId }, { sessionId: id, by: 'self' });
     });
     this.invalidation.invalidate('user', actor.userId);
@@ -259,4 +210,19 @@ export function deviceOf(userAgent: string): string {
   if (browser !== '' || os !== '') return browser || os;
   const product = /^[A-Za-z][\w.-]{0,39}/.exec(userAgent.trim())?.[0];
   return product ?? 'Unknown device';
+}
+
+/** Ends a live session and revokes its tokens (until the session's expiry, which outlives every token of it); false if it had ended meanwhile. */
+export async function endSession(
+  tx: Prisma.TransactionClient,
+  session: { readonly id: string; readonly userId: string; readonly expiresAt: Date },
+  now: Date,
+): Promise<boolean> {
+  const ended = await tx.session.updateMany({ where: { id: session.id, endedAt: null }, data: { endedAt: now } });
+  if (ended.count === 0) return false;
+  await tx.revokedToken.createMany({
+    data: [{ jti: session.id, userId: session.userId, expiresAt: session.expiresAt }],
+    skipDuplicates: true,
+  });
+  return true;
 }
