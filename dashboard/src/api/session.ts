@@ -42,12 +42,12 @@ const recoveredListeners = new Set<Listener>();
 const plain = createApiClient('');
 const tabs = typeof BroadcastChannel === 'undefined' ? null : new BroadcastChannel('gatehouse.session');
 
-/** The token's session (its `jti`), read without checking the token: the server does. */
-function sessionIdOf(token: string): string | undefined {
+/** The token's person (`sub`) and session (`jti`), read without checking the token: the server does. */
+function claimsOf(token: string): { sub?: string; jti?: string } {
   try {
-    return (JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { jti?: string }).jti;
+    return JSON.parse(atob(token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { sub?: string; jti?: string };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -83,7 +83,10 @@ function exchange(): Promise<Outcome> {
       });
       if (data) {
         const now = Date.now();
-        const same = current !== null && sessionIdOf(current.token) === sessionIdOf(data.token);
+        const [was, is] = [claimsOf(current?.token ?? ''), claimsOf(data.token)];
+        // Someone else signed in in another tab: nothing of the previous person's stays cached.
+        if (current !== null && was.sub !== is.sub) publish(null);
+        const same = current !== null && was.jti === is.jti;
         const endsAt = same ? current!.endsAt : now + data.sessionExpiresIn * 1000;
         // A lapse stays while the session is the same (its end came, as this tab counts it).
         const lapsed = same && current!.lapsed === true;
