@@ -131,9 +131,11 @@ export const session = {
     } catch {
       // Storage off: no hint, sign-in is shown.
     }
-    if (!signedIn) return;
+    if (!signedIn || current !== null) return;
     const outcome = await exchange();
     if (outcome === 'expired' || outcome === 'revoked') lastReason = outcome;
+    // No answer to go by (offline, 429): sign-in shows meanwhile, and the tab goes on once one comes.
+    else if (outcome === 'unreachable') window.setTimeout(() => void session.resume(), RETRY_MS);
   },
   /** A sign-in's answer: its token is the new session's, which also lives as long as the session. */
   start(token: string, expiresInSeconds: number): void {
