@@ -62,7 +62,7 @@ async function main() {
   const base = `http://${L.HOST}:${app.port}`;
   const browser = await L.launchChromium();
   try {
-    const login = await L.expect(L.request('POST', app.port, '/api/v1/auth/login', { body: L.OWNER }), 200, 'owner login');
+    const login = await L.signInOwner(app.port);
     for (let i = 0; i < KEYS; i++) {
       const body = { name: `dashboard-bench-${i}`, scopes: ['widget', 'verify'] };
       await L.expect(

@@ -176,6 +176,8 @@ async function startApp(env, nodeFlags = []) {
     NODE_ENV: 'production',
     ...appNodeEnv(),
     PORT: String(port),
+    // Where the bench and the screenshots open it: the dashboard's session exchange answers only its own origin.
+    PUBLIC_URL: `http://${HOST}:${port}`,
     ...env,
   });
   await waitHttp(child, port, '/health');
@@ -466,11 +468,26 @@ function launchChromium() {
   return require('playwright-core').chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }
 
-/** A browser context signed in to the dashboard with a login answer: its session is put in sessionStorage before the page's scripts run. */
+/** The bootstrap OWNER signed in: the login answer (its `token`) and the browser session cookie the sign-in set (`cookie`). */
+async function signInOwner(port) {
+  const res = await request('POST', port, '/api/v1/auth/login', { body: OWNER });
+  if (res.status !== 200) throw new Error(`owner login: expected 200, got ${res.status} ${res.text.slice(0, 300)}`);
+  const cookie = /^gatehouse_session=([^;]+)/.exec(String(res.headers['set-cookie']))?.[1];
+  if (cookie === undefined) throw new Error('owner login: no session cookie');
+  return { ...res.json, cookie };
+}
+
+/**
+ * A browser context signed in to the dashboard with `signInOwner`'s answer, as a browser that signed
+ * in keeps it: the session cookie, and the note that tells a new tab to exchange it for a token.
+ * Contexts given the same answer share one session.
+ */
 async function dashboardContext(browser, login, options = {}) {
   const context = await browser.newContext(options);
-  const session = JSON.stringify({ token: login.token, expiresAt: Date.now() + login.expiresIn * 1000 });
-  await context.addInitScript((s) => sessionStorage.setItem('gatehouse.session', s), session);
+  await context.addCookies([
+    { name: 'gatehouse_session', value: login.cookie, domain: HOST, path: '/api/v1/auth/login', httpOnly: true, sameSite: 'Strict' },
+  ]);
+  await context.addInitScript(() => localStorage.setItem('gatehouse.signedIn', '1'));
   return context;
 }
 
@@ -478,6 +495,7 @@ module.exports = {
   setRequestTimeout,
   ROOT,
   launchChromium,
+  signInOwner,
   dashboardContext,
   appDir: () => appDir,
   setAppDir,

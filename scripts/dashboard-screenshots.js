@@ -60,7 +60,7 @@ async function main() {
   const browser = await L.launchChromium();
   try {
     const call = (method, url, body, headers = {}) => L.request(method, app.port, url, { body, headers });
-    const login = await L.expect(call('POST', '/api/v1/auth/login', L.OWNER), 200, 'login');
+    const login = await L.signInOwner(app.port);
     const auth = { authorization: `Bearer ${login.token}` };
     await L.expect(call('PATCH', '/api/v1/account', { name: 'Acme Shop' }, auth), 200, 'rename');
     const webhooks = [
@@ -104,8 +104,8 @@ async function main() {
       L.log(`docs/screenshots/${file}`);
     }
     // "Protect a form", its "Try it" run through with the widget key and the verify key made above. At
-    // PUBLIC_URL's origin (default http://localhost:PORT), from where Gatehouse accepts every key.
-    await page.goto(`http://localhost:${app.port}/keys`);
+    // PUBLIC_URL's origin (bench/lib.js startApp), from where Gatehouse accepts every key.
+    await page.goto(`http://${L.HOST}:${app.port}/keys`);
     await page.getByRole('button', { name: 'Protect a form' }).click();
     const onboarding = page.getByRole('region', { name: 'Protect a form' });
     await onboarding.getByRole('button', { name: 'Use Checkout page' }).click();

@@ -20,15 +20,20 @@ const queryClient = new QueryClient({
   mutationCache: new MutationCache(),
 });
 
-// Signed out (here, in another tab's sign-out, or by an expired token): nothing cached survives.
+// Signed out (here, in another tab's sign-out, or by an ended session): nothing cached survives.
 session.subscribe(() => {
   if (session.get() === null) queryClient.clear();
 });
+// A refused token replaced silently: what failed with it is asked again.
+session.onRecovered(() => void queryClient.invalidateQueries());
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>
-  </StrictMode>,
+// The browser's session first, so a deep link in a new tab opens signed in rather than on sign-in.
+void session.resume().finally(() =>
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </StrictMode>,
+  ),
 );

@@ -10,6 +10,7 @@ import { requestSourceOf } from '../common/current-principal.decorator';
 import { ChallengeDto } from '../widget/dto/challenge.dto';
 import { ConfirmSignupDto, SignupDto } from './dto/signup.dto';
 import { SignupService } from './signup.service';
+import { StartsSession } from '../credentials/session-cookie.interceptor';
 
 /** Closed sign-up answers 404 before the body is read, as if the routes did not exist. */
 @Injectable()
@@ -57,6 +58,7 @@ export class SignupController {
 
   @Post('confirm')
   @Public()
+  @StartsSession()
   @HttpCode(200)
   @ApiOperation({ summary: 'Confirm the address of a sign-up (with SMTP_URL, from the e-mailed link); answers like login, once' })
   @ApiOkResponse({ type: TokenResponseDto })

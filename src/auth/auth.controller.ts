@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Put, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Put, Req, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiExtraModels,
@@ -11,7 +11,9 @@ import {
 } from '@nestjs/swagger';
 import { decode } from 'jsonwebtoken';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
-import type { Request } from '../common/request';
+import type { Reply, Request } from '../common/request';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { clearedSessionCookie, cookieSecure } from '../credentials/session-cookie';
 import { JwtAuth, JwtAuthWhileEnrolling, Public } from '../common/auth.decorators';
 import { AuthService } from './auth.service';
 import { Actor, CurrentActor, CurrentPrincipal, requestSourceOf } from '../common/current-principal.decorator';
@@ -27,17 +29,24 @@ import { PasswordResetService } from '../credentials/password-reset.service';
 import { MeDto } from './dto/me.dto';
 import { MfaRequiredDto } from './mfa/dto/mfa.dto';
 import type { UserPrincipal } from '../common/principal';
+import { StartsSession } from '../credentials/session-cookie.interceptor';
 
 @ApiTags('Auth')
 @Controller('auth')
 export class AuthController {
+  private readonly secureCookies: boolean;
+
   constructor(
     private readonly auth: AuthService,
     private readonly resets: PasswordResetService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.secureCookies = cookieSecure(config.mail.publicUrl);
+  }
 
   @Post('login')
   @Public()
+  @StartsSession()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Exchange email and password for a JWT',
@@ -71,13 +80,17 @@ export class AuthController {
   @Post('logout')
   @JwtAuthWhileEnrolling()
   @HttpCode(204)
-  @ApiOperation({ summary: 'Sign out: this token is refused from the next request on, on every instance' })
+  @ApiOperation({
+    summary: "Sign out: this token's session ends — every token of it is refused from the next request on, on every instance",
+    description: "Also clears the browser's session cookie (Set-Cookie with Max-Age=0).",
+  })
   @ApiNoContentResponse({ description: 'Signed out.' })
-  logout(@CurrentActor() actor: Actor, @Req() req: Request): Promise<void> {
+  async logout(@CurrentActor() actor: Actor, @Req() req: Request, @Res({ passthrough: true }) reply: Reply): Promise<void> {
     // The guard verified the token; its id and expiry are read back from it.
     const token = /^bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')![1];
     const { jti, exp } = decode(token, { json: true }) as { jti: string; exp: number };
-    return this.auth.logout(actor, { jti, exp });
+    await this.auth.logout(actor, { jti, exp });
+    reply.header('set-cookie', clearedSessionCookie(this.secureCookies));
   }
 
   @Post('password-reset/request')
@@ -97,6 +110,7 @@ export class AuthController {
 
   @Post('password-reset/accept')
   @Public()
+  @StartsSession()
   @HttpCode(200)
   @ApiOperation({ summary: 'Set a new password with a reset token; answers like login, and every older token of the user stops working' })
   @ApiOkResponse({
@@ -116,6 +130,7 @@ export class AuthController {
 
   @Put('password')
   @JwtAuth()
+  @StartsSession()
   @ApiOperation({ summary: 'Change the password; every older token stops working, the answer carries a new one' })
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiResponse({

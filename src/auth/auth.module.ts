@@ -10,6 +10,7 @@ import { MfaController } from './mfa/mfa.controller';
 import { MfaService } from './mfa/mfa.service';
 import { PasskeysController } from './mfa/passkeys.controller';
 import { PasskeysService } from './mfa/passkeys.service';
+import { SessionTokenController } from './session-token.controller';
 import { SessionsController } from './sessions.controller';
 import { SignInService } from './sign-in.service';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
@@ -19,7 +20,7 @@ import { UserPrincipalService } from './user-principal.service';
 /** Who is calling (API key or JWT → principal, for the AccessGuard), signing in, GET /auth/me, and the caller's sessions. */
 @Module({
   imports: [ApiKeysModule, PlansModule, CredentialsModule],
-  controllers: [AuthController, MfaController, PasskeysController, SessionsController],
+  controllers: [AuthController, MfaController, PasskeysController, SessionsController, SessionTokenController],
   providers: [
     AuthService,
     SignInService,

@@ -110,16 +110,16 @@ export class AuthService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Signs one token out: it is refused from the next request on, on every instance (the `user`
-   * topic is invalidated, and the user's cache entry carries the revoked ids). Kept until the
-   * token's own expiry, then purged.
+   * Signs the token's session out: its `jti`, which every token of the session carries, is refused
+   * from the next request on, on every instance (the `user` topic is invalidated, and the user's cache
+   * entry carries the revoked ids). Kept until the session's expiry (a short-lived token's own `exp`
+   * comes sooner), then purged.
    */
   async logout(actor: Actor, token: { jti: string; exp: number }): Promise<void> {
     await this.prisma.$transaction(async (tx) => {
-      await tx.revokedToken.createMany({
-        data: [{ jti: token.jti, userId: actor.userId, expiresAt: new Date(token.exp * 1000) }],
-        skipDuplicates: true,
-      });
+      const session = await tx.session.findUnique({ where: { id: token.jti }, select: { expiresAt: true } });
+      const expiresAt = new Date(Math.max(token.exp * 1000, session?.expiresAt.getTime() ?? 0));
+      await tx.revokedToken.createMany({ data: [{ jti: token.jti, userId: actor.userId, expiresAt }], skipDuplicates: true });
       await tx.session.updateMany({ where: { id: token.jti, endedAt: null }, data: { endedAt: new Date() } });
       await this.audit.recordBy(tx, actor, 'auth.logout', { type: 'user', id: actor.userId });
     });

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BrowserSessionService } from './browser-session.service';
 import { PasswordResetService } from './password-reset.service';
 import { SessionService } from './session.service';
 import { TokenService } from './token.service';
@@ -9,7 +10,7 @@ import { TokenService } from './token.service';
  * that uses it.
  */
 @Module({
-  providers: [TokenService, PasswordResetService, SessionService],
-  exports: [TokenService, PasswordResetService, SessionService],
+  providers: [TokenService, PasswordResetService, SessionService, BrowserSessionService],
+  exports: [TokenService, PasswordResetService, SessionService, BrowserSessionService],
 })
 export class CredentialsModule {}

@@ -5,10 +5,12 @@ import { AuditService } from '../audit/audit.service';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import type { Actor, RequestSource } from '../common/current-principal.decorator';
 import { AppError } from '../common/errors/app-error';
+import { hashOneTimeToken } from '../common/one-time-token';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
 import type { TokenResponseDto } from './dto/login.dto';
 import type { SessionDto } from './dto/session.dto';
+import { newSessionSecret, SESSION_SECRET, StartedSession } from './session-cookie';
 import { TokenService } from './token.service';
 
 /** How a session signed in. */
@@ -37,7 +39,8 @@ const FLUSH_BATCH = 5000;
 export const SESSIONS_LISTED = 100;
 
 /**
- * Sessions (docs/API.md, "Sessions"): every token issued starts one, whose id is the token's `jti`.
+ * Sessions (docs/API.md, "Sessions"): every sign-in starts one, whose id is its tokens' `jti`; the
+ * browser keeps its cookie secret (only a hash is stored) to take short-lived tokens of it (BrowserSessionService).
  * Ending one revokes its token as signing out does (RevokedToken, the `user` topic invalidated: refused
  * on every instance from the next request on). A token issued before sessions existed has no row and
  * keeps working until it expires.
@@ -70,13 +73,23 @@ export class SessionService implements OnModuleInit, OnModuleDestroy {
     client: Pick<RequestSource, 'ip' | 'userAgent'>,
   ): Promise<TokenResponseDto> {
     const id = randomUUID();
+    const secret = newSessionSecret();
     const issued = this.tokens.issue(user, id);
     // Taken after signing: never before the token's own `exp`, so a revocation outlives the token.
     const expiresAt = new Date(Date.now() + issued.expiresIn * 1000);
     await db.session.create({
-      data: { id, userId: user.id, userAgent: client.userAgent.slice(0, USER_AGENT_MAX), ip: client.ip, method, expiresAt },
+      data: {
+        id,
+        userId: user.id,
+        userAgent: client.userAgent.slice(0, USER_AGENT_MAX),
+        ip: client.ip,
+        method,
+        expiresAt,
+        secretHash: hashOneTimeToken(secret),
+      },
     });
-    return issued;
+    const started: StartedSession = { secret, userId: user.id, sessionId: id, expiresAt };
+    return Object.assign(issued, { [SESSION_SECRET]: started });
   }
 
   /** Ends every session of the user still open, in the change's transaction (a password change or reset: the tokens die by their version). */
@@ -108,10 +121,7 @@ export class SessionService implements OnModuleInit, OnModuleDestroy {
     const now = new Date();
     await this.prisma.$transaction(async (tx) => {
       const session = await tx.session.findFirst({ where: { id, userId: actor.userId, endedAt: null, expiresAt: { gt: now } } });
-      if (session === null) throw new AppError('not_found', 'No such session.');
-      const ended = await tx.session.updateMany({ where: { id, endedAt: null }, data: { endedAt: now } });
-      if (ended.count === 0) throw new AppError('not_found', 'No such session.'); // ended meanwhile
-      await tx.revokedToken.createMany({ data: [{ jti: id, userId: actor.userId, expiresAt: session.expiresAt }], skipDuplicates: true });
+      if (session === null || !(await endSession(tx, session, now))) throw new AppError('not_found', 'No such session.');
       await this.audit.recordBy(tx, actor, 'auth.session_ended', { type: 'user', id: actor.userId }, { sessionId: id, by: 'self' });
     });
     this.invalidation.invalidate('user', actor.userId);
@@ -200,4 +210,19 @@ export function deviceOf(userAgent: string): string {
   if (browser !== '' || os !== '') return browser || os;
   const product = /^[A-Za-z][\w.-]{0,39}/.exec(userAgent.trim())?.[0];
   return product ?? 'Unknown device';
+}
+
+/** Ends a live session and revokes its tokens (until the session's expiry, which outlives every token of it); false if it had ended meanwhile. */
+export async function endSession(
+  tx: Prisma.TransactionClient,
+  session: { readonly id: string; readonly userId: string; readonly expiresAt: Date },
+  now: Date,
+): Promise<boolean> {
+  const ended = await tx.session.updateMany({ where: { id: session.id, endedAt: null }, data: { endedAt: now } });
+  if (ended.count === 0) return false;
+  await tx.revokedToken.createMany({
+    data: [{ jti: session.id, userId: session.userId, expiresAt: session.expiresAt }],
+    skipDuplicates: true,
+  });
+  return true;
 }

@@ -33,16 +33,20 @@ export class TokenService {
     this.expiresIn = config.jwt.expiresIn;
   }
 
-  /** A token for `user`; `jti` is its session's id when it starts one (SessionService.start). */
-  issue(user: { id: string; tokenVersion: number }, jti: string = randomUUID()): { token: string; expiresIn: number } {
+  /** A token for `user`; `jti` is its session's id (SessionService); `expiresIn` shorter than JWT_EXPIRES_IN for one taken through the session cookie. */
+  issue(
+    user: { id: string; tokenVersion: number },
+    jti: string = randomUUID(),
+    expiresIn = this.expiresIn,
+  ): { token: string; expiresIn: number } {
     const token = sign({ sv: user.tokenVersion }, this.key, {
       algorithm: 'HS256',
       subject: user.id,
       issuer: this.issuer,
       audience: this.audience,
-      expiresIn: this.expiresIn,
+      expiresIn,
       jwtid: jti,
     });
-    return { token, expiresIn: this.expiresIn };
+    return { token, expiresIn };
   }
 }

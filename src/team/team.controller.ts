@@ -27,6 +27,7 @@ import {
   PendingInvitationListDto,
 } from './dto/team.dto';
 import { TeamService } from './team.service';
+import { StartsSession } from '../credentials/session-cookie.interceptor';
 
 const NOT_FOUND = { status: 404, type: ErrorResponseDto, description: 'not_found — no such member in this account' };
 const CONFLICT = { status: 409, type: ErrorResponseDto, description: 'conflict — the last OWNER cannot be demoted or removed' };
@@ -134,6 +135,7 @@ export class InvitationsController {
 
   @Post('accept')
   @Public()
+  @StartsSession()
   @HttpCode(200)
   @ApiOperation({ summary: 'Join an account with an invitation token; answers like login' })
   @ApiOkResponse({ type: TokenResponseDto })

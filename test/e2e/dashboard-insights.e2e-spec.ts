@@ -10,6 +10,7 @@ import {
   sidewaysScroll,
   signIn,
   startDashboard,
+  tokenOf,
 } from '../utils/dashboard';
 import { createAccount, TestAccount, TestUser } from '../utils/test-app';
 import { issueNonce } from '../utils/widget';
@@ -32,7 +33,6 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
     const page = 'context' in scope ? scope : scope.page();
     return scope.getByRole('row').filter({ has: page.getByRole('rowheader', { name }) });
   };
-  const tokenOf = (page: Page) => page.evaluate(() => JSON.parse(sessionStorage.getItem('gatehouse.session')!).token as string);
   const me = async (token: string) => (await d.t.http.get('/api/v1/auth/me').set(bearer(token))).status;
   const login = async (email: string, password: string) => (await d.t.http.post('/api/v1/auth/login').send({ email, password })).status;
 
@@ -346,7 +346,7 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
       await page.getByRole('region', { name: 'Requests by status' }).getByText('No requests in this period.').waitFor();
       await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Profile' }).click();
 
-      await page.getByRole('button', { name: 'Sign out of this tab' }).click();
+      await page.getByRole('button', { name: 'Sign out of this browser' }).click();
       await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await page.getByText('You are signed out.').waitFor();
       expect(await me(after)).toBe(401);

@@ -1,12 +1,20 @@
 /// <reference lib="dom" />
 // Code in page.evaluate runs in the browser.
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { sign } from 'jsonwebtoken';
 import type { Page } from 'playwright-core';
 import { DASHBOARD_CSP } from '../../src/dashboard/dashboard-pages';
-import { axeViolations, Dashboard, describeInBrowser, openDashboard, signIn, startDashboard } from '../utils/dashboard';
+import {
+  axeViolations,
+  Dashboard,
+  describeInBrowser,
+  JWT_IN_URL,
+  openDashboard,
+  sessionCookieOf,
+  signIn,
+  startDashboard,
+  tokenOf,
+} from '../utils/dashboard';
 import { createAccount, TestAccount } from '../utils/test-app';
 import { issueNonce } from '../utils/widget';
 import { BOT_MS_PER_CANDIDATE, MAX_COUNTER } from '../../src/widget/pow';
@@ -180,13 +188,13 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
       expect(await row(page, 'Open widget').count()).toBe(0);
       await page.getByLabel('Show').selectOption({ label: 'active keys' });
 
-      // A reload keeps the session (this tab's storage) and the page.
+      // A reload keeps the session (the browser's) and the page.
       await page.reload();
       await row(page, 'Checkout').waitFor({ state: 'detached' });
       await page.getByRole('heading', { name: 'API keys' }).waitFor();
 
-      const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('gatehouse.session')!).token as string);
-      expect(urls.filter((u) => u.includes(token) || u.includes(secret) || u.includes(rotated))).toEqual([]);
+      const { value: cookie } = await sessionCookieOf(context);
+      expect(urls.filter((u) => JWT_IN_URL.test(u) || u.includes(cookie) || u.includes(secret) || u.includes(rotated))).toEqual([]);
       expect(problems).toEqual([]);
       await context.close();
     },
@@ -261,17 +269,9 @@ describeInBrowser('dashboard: sign-in and API keys, in Chromium', () => {
     await signIn(page, account.owner);
     await page.goto('/team?from=mail');
     await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
-    // The token runs out while the page is open: swap in one that expired a minute ago.
-    const now = Math.floor(Date.now() / 1000);
-    const expired = sign({ sv: 0, jti: randomUUID(), iat: now - 600, exp: now - 60 }, d.t.config.jwt.secret!, {
-      subject: account.owner.id,
-      issuer: d.t.config.jwt.issuer,
-      audience: d.t.config.jwt.audience,
-    });
-    await page.evaluate((token) => {
-      const stored = JSON.parse(sessionStorage.getItem('gatehouse.session')!);
-      sessionStorage.setItem('gatehouse.session', JSON.stringify({ ...stored, token }));
-    }, expired);
+    // The browser's session runs out: a reload finds it over.
+    const { jti } = JSON.parse(Buffer.from((await tokenOf(page)).split('.')[1], 'base64url').toString()) as { jti: string };
+    await d.t.prisma.session.update({ where: { id: jti }, data: { expiresAt: new Date(Date.now() - 60_000) } });
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByText('Your session expired').waitFor();

@@ -1,10 +1,19 @@
 /// <reference lib="dom" />
 // Code in page.evaluate runs in the browser.
 import { randomUUID } from 'node:crypto';
-import { sign } from 'jsonwebtoken';
 import { generateSync } from 'otplib';
 import type { Page } from 'playwright-core';
-import { axeViolations, Dashboard, describeInBrowser, openDashboard, sidewaysScroll, signIn, startDashboard } from '../utils/dashboard';
+import {
+  axeViolations,
+  Dashboard,
+  describeInBrowser,
+  openDashboard,
+  sessionCookieOf,
+  sidewaysScroll,
+  signIn,
+  startDashboard,
+  tokenOf,
+} from '../utils/dashboard';
 import { eventually } from '../utils/eventually';
 import { createAccount, TestAccount, TestUser } from '../utils/test-app';
 
@@ -230,29 +239,18 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     await context.close();
   });
 
-  it('keeps the page when the server refuses the token as expired: the sign-in dialog over it, then the typed invitation goes out', async () => {
+  it('keeps the page when the session ends while it is open: the sign-in dialog over it, then the typed invitation goes out', async () => {
     const user = await account.addUser('ADMIN');
     const { context, page, problems } = await openDashboard(d, '/sign-in');
     await signIn(page, user);
-    // A token the server takes for 4 more seconds, in a tab whose clock is 10 minutes behind: the
-    // tab believes it has time, the server says it has not.
-    const now = Math.floor(Date.now() / 1000);
-    const short = sign({ sv: 0, jti: randomUUID(), iat: now - 60, exp: now + 4 }, d.t.config.jwt.secret!, {
-      subject: user.id,
-      issuer: d.t.config.jwt.issuer,
-      audience: d.t.config.jwt.audience,
-    });
-    await page.clock.install({ time: Date.now() - 600_000 });
-    await page.evaluate((token) => {
-      sessionStorage.setItem('gatehouse.session', JSON.stringify({ token, expiresAt: Date.now() + 3_600_000 }));
-    }, short);
+    // The session has 4 more seconds on the server: the token the page takes at its next start says so.
+    const { jti } = JSON.parse(Buffer.from((await tokenOf(page)).split('.')[1], 'base64url').toString()) as { jti: string };
+    await d.t.prisma.session.update({ where: { id: jti }, data: { expiresAt: new Date(Date.now() + 4_000) } });
     await page.goto('/team');
     await page.getByRole('button', { name: 'Invite' }).click();
     const invite = page.getByRole('dialog', { name: /Invite/ });
     const typed = `sent-${randomUUID()}@example.com`;
     await invite.getByLabel('Email').fill(typed);
-    await new Promise((done) => setTimeout(done, 5_000));
-    await invite.getByRole('button', { name: 'Send invitation' }).click();
     const lapsed = page.getByRole('dialog', { name: 'Sign in again' });
     await lapsed.waitFor();
     expect(await axeViolations(page)).toEqual([]);
@@ -325,6 +323,79 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
       await context.close();
     },
   );
+
+  it('is one session per browser: a new tab opens a deep link signed in, the Security page lists one row, a sign-out in one tab signs out all', async () => {
+    const user = await account.addUser('DEVELOPER');
+    const first = await openDashboard(d, '/sign-in');
+    let firstToken = '';
+    first.page.on('request', (req) => {
+      const bearer = /^Bearer (\S+)$/.exec(req.headers()['authorization'] ?? '');
+      if (bearer) firstToken = bearer[1];
+    });
+    await signIn(first.page, user);
+    const cookie = await sessionCookieOf(first.context);
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/api/v1/auth/login', secure: false });
+
+    const second = await first.context.newPage();
+    await second.clock.install();
+    const exchanges: string[] = [];
+    second.on('request', (req) => void (req.url().endsWith('/api/v1/auth/login/session') && exchanges.push(req.url())));
+    await second.goto('/analytics');
+    await second.getByRole('heading', { name: 'Analytics', level: 1 }).waitFor();
+    expect(new URL(second.url()).pathname).toBe('/analytics');
+    expect(await second.evaluate(() => document.cookie)).not.toContain(cookie.value);
+    expect(await second.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))).not.toMatch(
+      /eyJ|ghs_/,
+    );
+    // Its token renews itself before it runs out (5 minutes).
+    expect(exchanges).toHaveLength(1);
+    await second.clock.fastForward(250_000);
+    await eventually(() => exchanges.length === 2);
+
+    await second.goto('/security');
+    const table = second.getByRole('region', { name: 'Your sessions' });
+    await table.getByText('This device').waitFor();
+    expect(await table.getByRole('row').count()).toBe(2); // a header row and this browser's session
+    expect(await d.t.prisma.session.count({ where: { userId: user.id } })).toBe(1);
+
+    await second.getByRole('banner').getByRole('button', { name: 'Sign out' }).click();
+    await second.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await first.page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await first.page.getByText('You are signed out.').waitFor();
+    expect(firstToken).not.toBe('');
+    expect((await d.t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${firstToken}`)).status).toBe(401);
+    // And a new tab now asks to sign in.
+    const third = await first.context.newPage();
+    await third.goto('/keys');
+    await third.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    expect(first.problems).toEqual([]);
+    await first.context.close();
+  });
+
+  it('with an authenticator app, the code is asked once per browser: a second tab opens signed in', async () => {
+    const user = await account.addUser('ANALYST');
+    const bearer = { Authorization: `Bearer ${user.token}` };
+    const { secret } = (await d.t.http.post('/api/v1/auth/mfa/totp').set(bearer).expect(201)).body as { secret: string };
+    await d.t.http
+      .post('/api/v1/auth/mfa/totp/confirm')
+      .set(bearer)
+      .send({ code: codeFor(secret) })
+      .expect(200);
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await typePassword(page, user);
+    await page.getByLabel('Code from your authenticator app').fill(codeFor(secret, 30));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
+    const second = await context.newPage();
+    await second.goto('/analytics');
+    await second.getByRole('heading', { name: 'Analytics', level: 1 }).waitFor();
+    expect(await second.getByLabel('Code from your authenticator app').count()).toBe(0);
+    await second.goto('/security');
+    await second.getByRole('region', { name: 'Your sessions' }).getByText('This device').waitFor();
+    expect(await second.getByRole('region', { name: 'Your sessions' }).getByRole('row').count()).toBe(2);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 
   it('lists where one is signed in, marks this device, and signs another session out', async () => {
     const user = await account.addUser('DEVELOPER');

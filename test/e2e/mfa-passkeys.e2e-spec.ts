@@ -105,6 +105,8 @@ describe('passkeys (WebAuthn)', () => {
       .expect(200);
     const me = await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${signedIn.body.token}`).expect(200);
     expect(me.body.email).toBe(user.email);
+    for (const answer of [done, signedIn])
+      expect(String(answer.headers['set-cookie'])).toMatch(/^gatehouse_session=ghs_[\w-]{43}; .*HttpOnly; SameSite=Strict/);
     const [passkey] = (await t.http.get('/api/v1/auth/passkeys').set(bearer(user)).expect(200)).body.data;
     expect(passkey.lastUsedAt).not.toBeNull();
     const logins = await t.prisma.auditEvent.findMany({ where: { actorId: user.id, action: 'auth.login' } });

@@ -105,6 +105,10 @@ describe('e-mail through a real SMTP server (SMTP_URL)', () => {
     expect(mail.text).toContain('https://gatehouse.example.com/accept-invitation#token=');
     const joined = await t.http.post('/api/v1/auth/invitations/accept').send({ token: tokenIn(mail), password: NEW_PASSWORD });
     expect(joined.status).toBe(200);
+    // The browser's session cookie, Secure under an https PUBLIC_URL.
+    expect(String(joined.headers['set-cookie'])).toMatch(
+      /^gatehouse_session=ghs_[\w-]{43}; Path=\/api\/v1\/auth\/login; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/,
+    );
   });
 
   it('e-mails a member’s reset (202, no token in the answer)', async () => {
@@ -114,8 +118,10 @@ describe('e-mail through a real SMTP server (SMTP_URL)', () => {
     expect(res.body).toEqual({ token: null, emailed: true, expiresAt: expect.any(String) });
     const mail = await receivedBy(member.email);
     expect(mail.text).toContain('https://gatehouse.example.com/reset-password#token=');
-    expect((await t.http.post('/api/v1/auth/password-reset/accept').send({ token: tokenIn(mail), newPassword: NEW_PASSWORD })).status).toBe(
-      200,
+    const accepted = await t.http.post('/api/v1/auth/password-reset/accept').send({ token: tokenIn(mail), newPassword: NEW_PASSWORD });
+    expect(accepted.status).toBe(200);
+    expect(String(accepted.headers['set-cookie'])).toMatch(
+      /^gatehouse_session=ghs_[\w-]{43}; Path=\/api\/v1\/auth\/login; Max-Age=\d+; HttpOnly; SameSite=Strict; Secure$/,
     );
   });
 

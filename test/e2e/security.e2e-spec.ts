@@ -7,6 +7,7 @@ const PUBLIC = [
   'POST /api/v1/auth/login',
   'POST /api/v1/auth/login/mfa',
   'POST /api/v1/auth/login/passkey',
+  'POST /api/v1/auth/login/session',
   'POST /api/v1/auth/passkeys/authentication-options',
   'POST /api/v1/auth/invitations/accept',
   'POST /api/v1/auth/invitations/preview',

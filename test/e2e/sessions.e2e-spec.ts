@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateSync } from 'otplib';
+import { SESSION_SECRET, StartedSession } from '../../src/credentials/session-cookie';
 import { SessionService } from '../../src/credentials/session.service';
 import { createAccount, expectError, expectRateLimitHeaders, startApp, TestAccount, TestApp, TestUser } from '../utils/test-app';
 
@@ -180,9 +181,16 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
         .set('User-Agent', MAC_CHROME)
         .send({ email: user.email, password: user.password });
       expect(first.body).toMatchObject({ mfaRequired: true });
-      return (
-        await t.http.post('/api/v1/auth/login/mfa').set('User-Agent', MAC_CHROME).send({ mfaToken: first.body.mfaToken, code }).expect(200)
-      ).body.token as string;
+      expect(first.headers['set-cookie']).toBeUndefined(); // no session before the second step
+      const done = await t.http
+        .post('/api/v1/auth/login/mfa')
+        .set('User-Agent', MAC_CHROME)
+        .send({ mfaToken: first.body.mfaToken, code })
+        .expect(200);
+      expect(String(done.headers['set-cookie'])).toMatch(
+        /^gatehouse_session=ghs_[\w-]{43}; Path=\/api\/v1\/auth\/login; .*HttpOnly; SameSite=Strict$/,
+      );
+      return done.body.token as string;
     };
     const byTotp = await secondStep(codeAt(Math.floor(Date.now() / 1000) + 30)); // the confirming period's code is spent
     const byRecovery = await secondStep(confirmed.body.recoveryCodes[0]);
@@ -279,6 +287,111 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
       const other = await createAccount(t);
       expectError(await endAll(account.owner.token, other.owner.id), 404, 'not_found');
       await me(other.owner.token).expect(200);
+    });
+  });
+
+  describe('The browser session cookie and POST /api/v1/auth/login/session', () => {
+    const EXCHANGE = '/api/v1/auth/login/session';
+    const COOKIE = /^gatehouse_session=(ghs_[A-Za-z0-9_-]{43}); Path=\/api\/v1\/auth\/login; Max-Age=(\d+); HttpOnly; SameSite=Strict$/;
+    const ownOrigin = () => new URL(t.config.mail.publicUrl).origin;
+    const signIn = async (user: TestUser, cookie?: string) => {
+      const req = t.http.post('/api/v1/auth/login').set('User-Agent', MAC_CHROME);
+      if (cookie !== undefined) req.set('Cookie', `gatehouse_session=${cookie}`);
+      const res = await req.send({ email: user.email, password: user.password }).expect(200);
+      const match = COOKIE.exec(String(res.headers['set-cookie']));
+      expect(match).not.toBeNull();
+      return { token: res.body.token as string, secret: match![1], maxAge: Number(match![2]), body: res.body as object };
+    };
+    /** A session as a sign-in starts it, without the login route (whose per-IP limit this suite would reach). */
+    const started = async (user: TestUser) => {
+      const user_ = await t.prisma.user.findUniqueOrThrow({ where: { email: user.email } });
+      const issued = await t.app.get(SessionService).start(t.prisma, user_, 'password', { ip: '127.0.0.1', userAgent: MAC_CHROME });
+      return { token: issued.token, secret: (issued as { [SESSION_SECRET]?: StartedSession })[SESSION_SECRET]!.secret };
+    };
+    const exchange = (secret: string | undefined, headers: Record<string, string> = { 'X-Gatehouse-Session': '1' }) => {
+      const req = t.http.post(EXCHANGE).set(headers);
+      return secret === undefined ? req : req.set('Cookie', `other=1; gatehouse_session=${secret}`);
+    };
+
+    it('a sign-in sets an HttpOnly, SameSite=Strict cookie for the sign-in routes only, never in the body; only its hash is stored', async () => {
+      const user = await account.addUser('ANALYST');
+      const { token, secret, maxAge, body } = await signIn(user);
+      expect(Object.keys(body).sort()).toEqual(['expiresIn', 'token']);
+      expect(maxAge).toBeGreaterThan(86_000);
+      expect(maxAge).toBeLessThanOrEqual(86_400);
+      const row = await t.prisma.session.findUniqueOrThrow({ where: { id: jtiOf(token) } });
+      expect(row.secretHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(row)).not.toContain(secret.slice(4));
+    });
+
+    it('exchanges the cookie for a short-lived token of the same session, without a new session row', async () => {
+      const user = await account.addUser('DEVELOPER');
+      const { token, secret } = await started(user);
+      const res = await exchange(secret).set('Origin', ownOrigin());
+      expect(res.status).toBe(200);
+      expectRateLimitHeaders(res);
+      expect(res.headers['set-cookie']).toBeUndefined();
+      expect(res.body).toEqual({ token: expect.any(String), expiresIn: 300, sessionExpiresIn: expect.any(Number) });
+      expect(res.body.sessionExpiresIn).toBeGreaterThan(86_000);
+      const short = res.body.token as string;
+      expect(jtiOf(short)).toBe(jtiOf(token));
+      const { iat, exp } = JSON.parse(Buffer.from(short.split('.')[1], 'base64url').toString()) as { iat: number; exp: number };
+      expect(exp - iat).toBe(300);
+      await me(short).expect(200);
+      await exchange(secret).expect(200); // without Origin: no cross-origin browser call
+      expect(await t.prisma.session.count({ where: { userId: user.id } })).toBe(1);
+      expect((await list(short)).map((s) => [s.id, s.current])).toEqual([[jtiOf(token), true]]);
+    });
+
+    it('refuses an exchange without the X-Gatehouse-Session header or from another origin (403), and changes nothing', async () => {
+      const user = await account.addUser('ANALYST');
+      const { secret } = await started(user);
+      expectError(await exchange(secret, {}), 403, 'insufficient_permissions');
+      expectError(await exchange(secret, { 'X-Gatehouse-Session': 'yes' }), 403, 'insufficient_permissions');
+      const foreign = await exchange(secret).set('Origin', 'https://evil.example');
+      expectError(foreign, 403, 'insufficient_permissions');
+      expectRateLimitHeaders(foreign);
+      expectError(await exchange(secret).set('Origin', 'null'), 403, 'insufficient_permissions');
+      expect(await t.prisma.session.count({ where: { userId: user.id } })).toBe(1);
+    });
+
+    it('answers 401 missing_credentials without a cookie, invalid_token for an unknown one, token_expired for an expired session', async () => {
+      const none = await exchange(undefined);
+      expectError(none, 401, 'missing_credentials');
+      expect(none.headers['www-authenticate']).toBe('Bearer');
+      expectError(await exchange(`ghs_${'A'.repeat(43)}`), 401, 'invalid_token');
+      const user = await account.addUser('ANALYST');
+      const { token, secret } = await started(user);
+      await t.prisma.session.update({ where: { id: jtiOf(token) }, data: { expiresAt: new Date(Date.now() - 1000) } });
+      expectError(await exchange(secret), 401, 'token_expired');
+    });
+
+    it('signing out with any token of the session ends it: the cookie is cleared, every token and the cookie are refused', async () => {
+      const user = await account.addUser('DEVELOPER');
+      const { token, secret } = await started(user);
+      const short = (await exchange(secret).expect(200)).body.token as string;
+      await me(token).expect(200);
+      const out = await t.http.post('/api/v1/auth/logout').set(bearer(short)).expect(204);
+      expect(String(out.headers['set-cookie'])).toBe('gatehouse_session=; Path=/api/v1/auth/login; Max-Age=0; HttpOnly; SameSite=Strict');
+      expectError(await me(short), 401, 'invalid_token');
+      expectError(await me(token), 401, 'invalid_token');
+      expectError(await exchange(secret), 401, 'invalid_token');
+      // Revoked until the session's expiry, not the short token's.
+      const revoked = await t.prisma.revokedToken.findUniqueOrThrow({ where: { jti: jtiOf(token) } });
+      expect(revoked.expiresAt.getTime()).toBeGreaterThan(Date.now() + 86_000_000);
+    });
+
+    it("a new sign-in in a browser whose cookie names the same user's live session replaces it; another user's is left alone", async () => {
+      const user = await account.addUser('ANALYST');
+      const first = await signIn(user);
+      const second = await signIn(user, first.secret);
+      expectError(await me(first.token), 401, 'invalid_token');
+      expectError(await exchange(first.secret), 401, 'invalid_token');
+      expect((await list(second.token)).map((s) => s.id)).toEqual([jtiOf(second.token)]);
+      const other = await account.addUser('ANALYST');
+      await signIn(other, second.secret);
+      await me(second.token).expect(200);
+      await exchange(second.secret).expect(200);
     });
   });
 });

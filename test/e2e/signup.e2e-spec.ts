@@ -140,6 +140,7 @@ describe('sign-up', () => {
       expectError(await login(email), 401, 'invalid_credentials');
       const confirmed = await t.http.post('/api/v1/auth/signup/confirm').send({ token: tokenIn(mail) });
       expect(confirmed.status).toBe(200);
+      expect(String(confirmed.headers['set-cookie'])).toMatch(/^gatehouse_session=ghs_[\w-]{43}; Path=\/api\/v1\/auth\/login; .*; Secure$/);
       await t.http.get('/api/v1/auth/me').set('Authorization', `Bearer ${confirmed.body.token}`).expect(200);
       const sessions = await t.http.get('/api/v1/auth/sessions').set('Authorization', `Bearer ${confirmed.body.token}`).expect(200);
       expect(sessions.body.data).toEqual([expect.objectContaining({ method: 'signup', current: true })]);

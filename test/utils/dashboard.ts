@@ -59,7 +59,9 @@ export async function startDashboard(env: NodeJS.ProcessEnv = {}, { host = '127.
   buildDashboard();
   const port = await freePort();
   const base = `http://${host}:${port}`;
-  const t = await startApp({ PUBLIC_URL: base, ...env });
+  // Where the browser opens it is one of Gatehouse's own origins even when a test sets another PUBLIC_URL (for its e-mailed links).
+  const origins = env.PUBLIC_URL === undefined ? {} : { DASHBOARD_ORIGINS: [env.DASHBOARD_ORIGINS, base].filter(Boolean).join(',') };
+  const t = await startApp({ PUBLIC_URL: base, ...env, ...origins });
   const server = t.app.getHttpServer();
   await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
   const browser = await launchChromium();
@@ -92,7 +94,7 @@ export interface DashboardPage {
 export const DESKTOP = { width: 1280, height: 860 };
 
 /**
- * A fresh browser context (its own sessionStorage) on the dashboard, in a window of `viewport`.
+ * A fresh browser context (its own cookies and storage: a browser of its own) on the dashboard, in a window of `viewport`.
  * `strict`: for pages that provoke no failed load, so that any such load, error or warning fails the test.
  */
 export async function openDashboard(
@@ -149,3 +151,26 @@ export async function signIn(page: Page, user: Pick<TestUser, 'email' | 'passwor
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
 }
+
+/**
+ * A token of the page's browser session, taken as the dashboard takes it: the page exchanges its
+ * HttpOnly session cookie (POST /api/v1/auth/login/session). The token is that session's, so the
+ * test's API calls act as the signed-in person.
+ */
+export async function tokenOf(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const res = await fetch('/api/v1/auth/login/session', { method: 'POST', headers: { 'X-Gatehouse-Session': '1' } });
+    if (!res.ok) throw new Error(`the session exchange answered ${res.status}`);
+    return ((await res.json()) as { token: string }).token;
+  });
+}
+
+/** The browser's session cookie as the browser keeps it (HttpOnly: only the test, not the page, reads it). */
+export async function sessionCookieOf(context: BrowserContext) {
+  const cookie = (await context.cookies()).find((c) => c.name === 'gatehouse_session');
+  if (cookie === undefined) throw new Error('the browser has no session cookie');
+  return cookie;
+}
+
+/** Any JWT in a URL the page requested. */
+export const JWT_IN_URL = /eyJ[\w-]+\.eyJ[\w-]+\./;

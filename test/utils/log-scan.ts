@@ -10,6 +10,7 @@ const SECRET_PATTERNS: ReadonlyArray<[string, RegExp]> = [
   ['invitation token', /ghi_[A-Za-z0-9_-]{43}/],
   ['password reset token', /ghr_[A-Za-z0-9_-]{43}/],
   ['nonce', /ghn_[A-Za-z0-9_-]{43,}/],
+  ['session cookie', /ghs_[A-Za-z0-9_-]{43}/],
   ['JWT', /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}/],
 ];
 const TEST_PASSWORDS = [

@@ -62,11 +62,11 @@ export function useChangePlan(plan: string, { onSuccess }: MutationReactions<Acc
   });
 }
 
-/** `confirm` is the account's name, typed; the token dies with the account, so this tab signs out (the sign-in page says so). */
+/** `confirm` is the account's name, typed; the session dies with the account, so every tab signs out (the sign-in page says so). */
 export function useDeleteAccount(confirm: string) {
   return useMutation({
     mutationFn: async () => unwrap(await api.DELETE('/api/v1/account', { body: { confirm } })),
-    onSuccess: () => session.end('signed_out'),
+    onSuccess: () => session.signOut(),
   });
 }
 

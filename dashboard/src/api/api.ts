@@ -2,10 +2,11 @@ import { createApiClient } from './client';
 import { secondFactorDemand, session } from './session';
 
 /**
- * The dashboard's one client: same origin, the session's bearer token on every call. A 401 that says
- * the token ran out (`token_expired`) leaves the page as it is under a dialog that signs in again; one
- * that says it was ended (`invalid_token`: signed out elsewhere, password changed) ends the session,
- * and the app shows sign-in with the reason and returns to the page afterwards. A 403 `mfa_required`
+ * The dashboard's one client: same origin, the session's bearer token on every call. A 401 that
+ * refuses the token (`token_expired`, `invalid_token`) first takes a new one from the browser's
+ * session, silently; only when the session is over does the page stay under a dialog that signs in
+ * again (expired), or the app show sign-in with the reason and return to the page afterwards (ended:
+ * signed out elsewhere, password changed). A 403 `mfa_required`
  * (the account requires a second factor, this person has none) sends the person to the Security page.
  */
 export const api = createApiClient('', session.token);
@@ -29,8 +30,7 @@ api.use({
       .catch(() => null)) as { error?: string } | null;
     // Only a refusal of the token itself: a public route's own 401 (an invitation's or a reset
     // link's invalid_credentials) says nothing about the session.
-    if (body?.error === 'token_expired') session.lapse();
-    else if (body?.error === 'invalid_token') session.end('revoked');
+    if (body?.error === 'token_expired' || body?.error === 'invalid_token') void session.recover();
     return response;
   },
 });

@@ -88,15 +88,15 @@ export function usePasskeySignIn({ onSuccess }: MutationReactions<SessionAnswer>
   });
 }
 
-/** Signs this tab out: the token dies on the server, and whatever the server answered, this tab forgets it. */
+/** Signs this browser out: the session dies on the server, and whatever the server answered, every tab forgets it. */
 export function useSignOut() {
   return useMutation({
     mutationFn: () => api.POST('/api/v1/auth/logout'),
-    onSettled: () => session.end('signed_out'),
+    onSettled: () => session.signOut(),
   });
 }
 
-/** Every older token stopped working, this tab's too: it goes on with the new one. */
+/** Every older token stopped working, this tab's too: it goes on with the new one (other tabs, through the new session's cookie). */
 export function useChangePassword() {
   return useMutation({
     mutationFn: async (body: { currentPassword: string; newPassword: string }) => unwrap(await api.PUT('/api/v1/auth/password', { body })),

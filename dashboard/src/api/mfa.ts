@@ -2,9 +2,9 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/r
 import { authKeys } from './auth';
 import { api } from './api';
 import { unwrap } from './errors';
-import type { Passkey } from './sign-in';
+import type { Passkey, SignInSession } from './sign-in';
 import type { MutationReactions } from './mutation-reactions';
-import { secondFactorDemand } from './session';
+import { secondFactorDemand, session } from './session';
 
 type RegistrationOptions = Parameters<typeof import('@simplewebauthn/browser').startRegistration>[0]['optionsJSON'];
 
@@ -135,13 +135,15 @@ export function useRemovePasskey(id: string, { onSuccess }: MutationReactions<un
   });
 }
 
-/** Ends one of the person's sessions: its token is refused from the next request on. */
-export function useEndSession(id: string, { onSuccess }: MutationReactions<unknown> = {}) {
+/** Ends one of the person's sessions: its tokens are refused from the next request on. */
+export function useEndSession({ id, current }: Pick<SignInSession, 'id' | 'current'>, { onSuccess }: MutationReactions<unknown> = {}) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async () => unwrap(await api.DELETE('/api/v1/auth/sessions/{id}', { params: { path: { id } } })),
     onSuccess: (answer) => {
-      void queryClient.invalidateQueries({ queryKey: securityKeys.sessions() });
+      // This browser's own session: every tab of it is signed out.
+      if (current) session.signOut();
+      else void queryClient.invalidateQueries({ queryKey: securityKeys.sessions() });
       onSuccess?.(answer);
     },
   });

@@ -46,7 +46,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out: this token is refused from the next request on, on every instance */
+        /**
+         * Sign out: this token's session ends — every token of it is refused from the next request on, on every instance
+         * @description Also clears the browser's session cookie (Set-Cookie with Max-Age=0).
+         */
         post: operations["AuthController_logout"];
         delete?: never;
         options?: never;
@@ -322,6 +325,26 @@ export interface paths {
         post?: never;
         /** End one of your sessions: its token is refused from the next request on, on every instance */
         delete: operations["SessionsController_end"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/login/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived token of this browser's session (its cookie); for the dashboard's own pages
+         * @description Takes the `gatehouse_session` cookie a sign-in set and answers a token of that session (at most 300 s, its `jti` the session's id); starts no new session. Only from Gatehouse's own origins (PUBLIC_URL's, DASHBOARD_ORIGINS), with the header. Limited per client IP (30/min).
+         */
+        post: operations["SessionTokenController_exchange"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1253,7 +1276,7 @@ export interface components {
         SessionDto: {
             /**
              * Format: uuid
-             * @description Session id: the `jti` of the session's token.
+             * @description Session id: the `jti` of the session's tokens.
              */
             id: string;
             /**
@@ -1292,6 +1315,22 @@ export interface components {
         SessionListDto: {
             /** @description The caller's live sessions (not ended, not expired), newest first; at most 100. */
             data: components["schemas"]["SessionDto"][];
+        };
+        SessionTokenDto: {
+            /** @description JWT (HS256) to send as Authorization: Bearer <token>; its `jti` is the session's id. */
+            token: string;
+            /**
+             * Format: int32
+             * @description Lifetime of the token in seconds: at most 300, and never past the session.
+             * @example 300
+             */
+            expiresIn: number;
+            /**
+             * Format: int32
+             * @description Seconds until the session itself ends (a new sign-in is needed then).
+             * @example 86100
+             */
+            sessionExpiresIn: number;
         };
         PlanListDto: {
             /** @description Every plan, smallest first. */
@@ -6367,6 +6406,181 @@ export interface operations {
                      *       "statusCode": 404,
                      *       "error": "not_found",
                      *       "message": "No such resource.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description rate_limit_exceeded — over the limit; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 429,
+                     *       "error": "rate_limit_exceeded",
+                     *       "message": "Too many requests; retry after the number of seconds in Retry-After.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 500,
+                     *       "error": "internal_error",
+                     *       "message": "Something went wrong on our side.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 503,
+                     *       "error": "service_unavailable",
+                     *       "message": "The service is temporarily unavailable; retry shortly.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    SessionTokenController_exchange: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Must be `1`: a cross-site page cannot send it without a preflight. */
+                "X-Gatehouse-Session": "1";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionTokenDto"];
+                };
+            };
+            /** @description validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 400,
+                     *       "error": "validation_failed",
+                     *       "message": "The request is malformed; see details.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11",
+                     *       "details": [
+                     *         {
+                     *           "field": "name",
+                     *           "message": "name must be longer than or equal to 1 characters"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description missing_credentials — no session cookie; invalid_token — the session is unknown or ended (signed out); token_expired — the session expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 401,
+                     *       "error": "missing_credentials",
+                     *       "message": "This endpoint needs credentials that the request did not carry.",
+                     *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description insufficient_permissions — the X-Gatehouse-Session header is missing, or Origin is not one of Gatehouse's own (PUBLIC_URL's, DASHBOARD_ORIGINS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statusCode": 403,
+                     *       "error": "insufficient_permissions",
+                     *       "message": "The caller is not allowed to use this endpoint.",
                      *       "requestId": "3f1c0c1e-8c1b-4a43-9a5e-2f7a1d0b9c11"
                      *     }
                      */

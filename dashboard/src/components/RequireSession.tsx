@@ -21,7 +21,7 @@ export function RequireSession() {
   return (
     <>
       <Outlet />
-      <SessionGuard key={current.token} current={current} />
+      <SessionGuard key={current.endsAt} current={current} />
     </>
   );
 }

@@ -9,21 +9,21 @@ import { ErrorNote } from './ErrorNote';
 import { Field, fieldText } from './Field';
 import { SecondStepForm } from './SecondStepForm';
 
-/** How long before the token runs out the warning shows. */
+/** How long before the session ends the warning shows. */
 export const WARN_BEFORE_MS = 60_000;
 
 /**
- * Keeps the page through the end of a session: a minute before the token runs out a warning offers
- * "Stay signed in", and once it has run out (here, or as the server says: 401 `token_expired`) a
- * dialog asks for the password over the page. Nothing on the page is thrown away, so what was typed in
- * an open form or dialog is still there after signing in again. Keyed by the token: a new one starts
- * it afresh (no warning, no dialog).
+ * Keeps the page through the end of a session (not of its short-lived tokens, which renew on their
+ * own): a minute before the session ends a warning offers "Stay signed in", and once it has ended
+ * (here, or as the server says) a dialog asks for the password over the page. Nothing on the page is
+ * thrown away, so what was typed in an open form or dialog is still there after signing in again.
+ * Keyed by the session's end: a new session starts it afresh (no warning, no dialog).
  */
 export function SessionGuard({ current }: { current: Session }) {
   const [now, setNow] = useState(() => Date.now());
   const [asked, setAsked] = useState(false);
   const [dismissed, setDismissed] = useState(false);
-  const { expiresAt, lapsed = false } = current;
+  const { endsAt, lapsed = false } = current;
 
   useEffect(() => {
     // Wake at the warning and at the expiry (timers, so a test's clock moves them too).
@@ -32,13 +32,13 @@ export function SessionGuard({ current }: { current: Session }) {
       const wait = moment - Date.now();
       if (wait > 0) timers.push(window.setTimeout(run, Math.min(wait, 2 ** 31 - 1)));
     };
-    at(expiresAt - WARN_BEFORE_MS, () => setNow(Date.now()));
-    at(expiresAt, () => session.lapse());
-    if (expiresAt <= Date.now()) session.lapse();
+    at(endsAt - WARN_BEFORE_MS, () => setNow(Date.now()));
+    at(endsAt, () => session.lapse());
+    if (endsAt <= Date.now()) session.lapse();
     return () => timers.forEach((timer) => window.clearTimeout(timer));
-  }, [expiresAt]);
+  }, [endsAt]);
 
-  const warn = !lapsed && now >= expiresAt - WARN_BEFORE_MS;
+  const warn = !lapsed && now >= endsAt - WARN_BEFORE_MS;
   const dialogOpen = asked || (lapsed && !dismissed);
   return (
     <>

@@ -51,8 +51,8 @@ function ChangePassword({ email }: { email: string }) {
     <section className="panel" aria-labelledby="password-title">
       <h2 id="password-title">Change password</h2>
       <p>
-        Changing it signs you out everywhere else: every other browser and tab must sign in again with the new one. This tab stays signed
-        in.
+        Changing it signs you out everywhere else: every other browser must sign in again with the new one. This browser stays signed in, in
+        every tab.
       </p>
       <form className="settings" onSubmit={submit} aria-busy={change.isPending}>
         {/* For password managers: the account the new password belongs to. */}
@@ -80,9 +80,9 @@ function SignOut() {
   return (
     <section className="panel" aria-labelledby="sign-out-title">
       <h2 id="sign-out-title">Sign out</h2>
-      <p>Ends this tab's session: its token stops working at once. Your other sessions go on.</p>
+      <p>Ends this browser's session, in every tab: its tokens stop working at once. Your other sessions go on.</p>
       <button type="button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
-        Sign out of this tab
+        Sign out of this browser
       </button>
     </section>
   );

@@ -241,12 +241,12 @@ function Sessions() {
 }
 
 function EndSessionDialog({ item, onClose }: { item: SignInSession; onClose: () => void }) {
-  const end = useEndSession(item.id, { onSuccess: onClose });
+  const end = useEndSession(item, { onSuccess: onClose });
   return (
     <Dialog title={item.current ? 'Sign out of this device?' : 'Sign out this session?'} onClose={onClose}>
       <p>
         {item.current
-          ? 'This tab is signed out at once.'
+          ? 'This browser is signed out at once, in every tab.'
           : `${item.device} (${item.ip ?? 'address unknown'}), signed in ${formatDate(item.createdAt)}, is signed out from its next request on.`}
       </p>
       <ErrorNote error={end.error} />

@@ -518,7 +518,7 @@ function EndSessionsDialog({ member, myId, onClose }: { member: Member; myId: st
     <ConfirmDialog title={`Sign out ${member.email} everywhere?`} action="Sign out everywhere" danger mutation={end} onClose={onClose}>
       <p>
         {self
-          ? 'Every session of yours ends, this tab’s too: you sign in again.'
+          ? 'Every session of yours ends, this browser’s too: you sign in again.'
           : `Every browser ${member.email} is signed in with must sign in again, from its next request on. Their password stays: to lock them out, reset it or remove them.`}
       </p>
     </ConfirmDialog>

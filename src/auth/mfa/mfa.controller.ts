@@ -7,6 +7,7 @@ import type { Request } from '../../common/request';
 import { TokenResponseDto } from '../../credentials/dto/login.dto';
 import { MfaLoginDto, MfaStatusDto, PasswordConfirmationDto, RecoveryCodesDto, TotpCodeDto, TotpEnrolmentDto } from './dto/mfa.dto';
 import { MfaService } from './mfa.service';
+import { StartsSession } from '../../credentials/session-cookie.interceptor';
 
 const WRONG_PASSWORD = {
   status: 400,
@@ -21,6 +22,7 @@ export class MfaController {
 
   @Post('login/mfa')
   @Public()
+  @StartsSession()
   @HttpCode(200)
   @ApiOperation({
     summary: 'The second step of a sign-in: a TOTP code or a recovery code',

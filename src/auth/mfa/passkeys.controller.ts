@@ -18,6 +18,7 @@ import {
   WEBAUTHN_OPTIONS_SCHEMA,
 } from './dto/passkey.dto';
 import { PasskeysService } from './passkeys.service';
+import { StartsSession } from '../../credentials/session-cookie.interceptor';
 
 const NOT_FOUND = { status: 404, type: ErrorResponseDto, description: 'not_found — no such passkey of the caller' };
 
@@ -96,6 +97,7 @@ export class PasskeysController {
 
   @Post('login/passkey')
   @Public()
+  @StartsSession()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Sign in with a passkey: the second step (with the mfaToken) or alone',

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { SESSION_METHODS, SessionMethod } from '../session.service';
 
 export class SessionDto {
-  @ApiProperty({ description: "Session id: the `jti` of the session's token.", format: 'uuid' })
+  @ApiProperty({ description: "Session id: the `jti` of the session's tokens.", format: 'uuid' })
   readonly id!: string;
 
   @ApiProperty({ description: 'The device, from the User-Agent it signed in with.', example: 'Chrome on macOS' })
@@ -30,4 +30,15 @@ export class SessionDto {
 export class SessionListDto {
   @ApiProperty({ description: "The caller's live sessions (not ended, not expired), newest first; at most 100.", type: [SessionDto] })
   readonly data!: SessionDto[];
+}
+
+export class SessionTokenDto {
+  @ApiProperty({ description: "JWT (HS256) to send as Authorization: Bearer <token>; its `jti` is the session's id." })
+  readonly token!: string;
+
+  @ApiProperty({ description: 'Lifetime of the token in seconds: at most 300, and never past the session.', type: 'integer', example: 300 })
+  readonly expiresIn!: number;
+
+  @ApiProperty({ description: 'Seconds until the session itself ends (a new sign-in is needed then).', type: 'integer', example: 86100 })
+  readonly sessionExpiresIn!: number;
 }

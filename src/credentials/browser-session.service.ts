@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { CacheInvalidation } from '../cache/invalidation.service';
+import { AppError } from '../common/errors/app-error';
+import { CHALLENGE } from '../common/errors/challenges';
+import { hashOneTimeToken } from '../common/one-time-token';
+import { PrismaService } from '../prisma/prisma.service';
+import type { SessionTokenDto } from './dto/session.dto';
+import { SESSION_TOKEN_SECONDS, StartedSession } from './session-cookie';
+import { endSession } from './session.service';
+import { TokenService } from './token.service';
+
+/** A browser's one session, named by its cookie (docs/DECISIONS.md, "The dashboard's session cookie"). */
+@Injectable()
+export class BrowserSessionService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly tokens: TokenService,
+    private readonly invalidation: CacheInvalidation,
+  ) {}
+
+  /**
+   * A short-lived token of the session the browser's cookie names (POST /api/v1/auth/login/session):
+   * its `jti` is the session's id, so ending the session refuses it with every other token of the
+   * session. No new row: one browser, one session.
+   */
+  async exchange(secret: string): Promise<SessionTokenDto> {
+    const session = await this.prisma.session.findUnique({
+      where: { secretHash: hashOneTimeToken(secret) },
+      include: { user: { select: { id: true, tokenVersion: true } } },
+    });
+    if (session === null || session.endedAt !== null)
+      throw new AppError('invalid_token', 'This browser is signed out: sign in again.').withChallenge(CHALLENGE.invalidToken);
+    const left = Math.floor((session.expiresAt.getTime() - Date.now()) / 1000);
+    if (left < 1)
+      throw new AppError('token_expired', 'The session of this browser expired: sign in again.').withChallenge(CHALLENGE.expiredToken);
+    const issued = this.tokens.issue(session.user, session.id, Math.min(SESSION_TOKEN_SECONDS, left));
+    return { ...issued, sessionExpiresIn: left };
+  }
+
+  /**
+   * A new sign-in in a browser whose cookie named a live session of the same user: that session ends
+   * (its tokens are refused on every instance), so the browser keeps one session. Another user's
+   * session is left alone: signing in as someone else is no sign-out of them.
+   */
+  async replace(started: StartedSession, oldSecret: string): Promise<void> {
+    const now = new Date();
+    const old = await this.prisma.session.findUnique({ where: { secretHash: hashOneTimeToken(oldSecret) } });
+    if (old === null || old.userId !== started.userId || old.id === started.sessionId || old.endedAt !== null || old.expiresAt <= now)
+      return;
+    await this.prisma.$transaction((tx) => endSession(tx, old, now));
+    this.invalidation.invalidate('user', old.userId);
+  }
+}
