@@ -3,7 +3,7 @@ import { AppError } from '../common/errors/app-error';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
 import { GroupBy, StatusClass, UsageQuery, UsageReportDto, WidgetGroupBy, WidgetStatsQuery, WidgetStatsReportDto } from './dto/usage.dto';
-import { EVENT_STATUS, invalidNonceTally, UsageRecorder } from './usage.recorder';
+import { EVENT_STATUS, invalidNonceTally, UsageRecorder, widgetEndpoint } from './usage.recorder';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -30,8 +30,8 @@ const GROUP_SQL: Record<GroupBy, Prisma.Sql> = {
 
 const invalid = (field: string, message: string) => new AppError('validation_failed', message, [{ field, message }]);
 
-/** The sum of one widget row name's counts (`widget:<name>`: an event or a tally). */
-const sumOf = (name: string) => Prisma.sql`COALESCE(SUM("count") FILTER (WHERE "endpoint" = ${`widget:${name}`}), 0)`;
+/** The sum of one widget row's counts (an event or a tally). */
+const sumOf = (name: string) => Prisma.sql`COALESCE(SUM("count") FILTER (WHERE "endpoint" = ${widgetEndpoint(name)}), 0)`;
 
 interface Range {
   readonly from: Date;

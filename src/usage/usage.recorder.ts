@@ -20,7 +20,8 @@ export type WidgetEvent = (typeof WIDGET_EVENTS)[number];
  * endpoint `widget:<event>`: the same buckets, writes and retention, told apart by that status.
  */
 export const EVENT_STATUS = 0;
-export const eventEndpoint = (event: WidgetEvent): string => `widget:${event}`;
+/** The endpoint of a widget row: an event (`widget:challenge_issued`) or a tally (`widget:solve_ms:500`). */
+export const widgetEndpoint = (name: string): string => `widget:${name}`;
 /** Why a verification answered invalid (its `reason`), tallied beside `nonce_invalid` as `widget:nonce_invalid:<reason>`. */
 export const invalidNonceTally = (reason: 'unknown' | 'expired' | 'already_used'): string => `nonce_invalid:${reason}`;
 
@@ -99,7 +100,7 @@ export class UsageRecorder implements OnModuleInit {
   event(key: ApiKeyPrincipal, event: WidgetEvent, at = Date.now()): void {
     this.metrics.widgetEvent(event);
     if (!this.config.usageRecording) return;
-    this.bucket(key.accountId, 'apiKey', key.keyId, eventEndpoint(event), EVENT_STATUS, at - (at % 60_000)).count += 1;
+    this.bucket(key.accountId, 'apiKey', key.keyId, widgetEndpoint(event), EVENT_STATUS, at - (at % 60_000)).count += 1;
   }
 
   /**
@@ -108,7 +109,7 @@ export class UsageRecorder implements OnModuleInit {
    */
   tally(key: ApiKeyPrincipal, name: string, at = Date.now()): void {
     if (!this.config.usageRecording) return;
-    this.bucket(key.accountId, 'apiKey', key.keyId, `widget:${name}`, EVENT_STATUS, at - (at % 60_000)).count += 1;
+    this.bucket(key.accountId, 'apiKey', key.keyId, widgetEndpoint(name), EVENT_STATUS, at - (at % 60_000)).count += 1;
   }
 
   private bucket(

@@ -6,7 +6,7 @@ import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { AppError } from '../common/errors/app-error';
 import type { UserPrincipal } from '../common/principal';
 import { PrismaService } from '../prisma/prisma.service';
-import { EVENT_STATUS, UsageRecorder } from '../usage/usage.recorder';
+import { EVENT_STATUS, UsageRecorder, widgetEndpoint } from '../usage/usage.recorder';
 import { WidgetEffortDto, WidgetEffortQuery } from './dto/widget-effort.dto';
 import { BOT_MS_PER_CANDIDATE, MAX_COUNTER, type WaitLevel } from './pow';
 import { SOLVE_PREFIX, SURGED, quantile } from './solve-times';
@@ -44,13 +44,13 @@ export class WidgetEffortController {
       FROM "UsageCounter"
       WHERE "accountId" = ${user.accountId}::uuid AND "subjectKind" = 'apiKey' AND "subjectId" = ${apiKeyId}::uuid
         AND "status" = ${EVENT_STATUS} AND "minute" >= ${from} AND "minute" < ${to}
-        AND ("endpoint" LIKE ${`widget:${SOLVE_PREFIX}%`} OR "endpoint" = ${`widget:${SURGED}`})
+        AND ("endpoint" LIKE ${`${widgetEndpoint(SOLVE_PREFIX)}%`} OR "endpoint" = ${widgetEndpoint(SURGED)})
       GROUP BY 1`;
     const counts = new Map<number, number>();
     let surge = false;
     for (const r of rows) {
-      if (r.endpoint === `widget:${SURGED}`) surge = Number(r.recent) > 0;
-      else counts.set(Number(r.endpoint.slice(`widget:${SOLVE_PREFIX}`.length)), Number(r.count));
+      if (r.endpoint === widgetEndpoint(SURGED)) surge = Number(r.recent) > 0;
+      else counts.set(Number(r.endpoint.slice(widgetEndpoint(SOLVE_PREFIX).length)), Number(r.count));
     }
     const waitMs = (key.challengeWaitMs ?? key.account.plan.challengeWaitMs) as WaitLevel;
     return {
