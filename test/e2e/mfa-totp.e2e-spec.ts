@@ -18,16 +18,13 @@ describe('second factor: TOTP and recovery codes', () => {
   const login = (user: TestUser, headers: Record<string, string> = {}) =>
     t.http.post('/api/v1/auth/login').set(headers).send({ email: user.email, password: user.password });
 
-  /** Enrols `user`: the secret and the recovery codes. */
-  async function enrol(user: TestUser): Promise<{ secret: string; recoveryCodes: string[] }> {
+  /** Enrols `user`: the secret, the code that confirmed it and the recovery codes. */
+  async function enrol(user: TestUser): Promise<{ secret: string; confirmedWith: string; recoveryCodes: string[] }> {
     const started = await t.http.post('/api/v1/auth/mfa/totp').set(bearer(user)).expect(201);
     const { secret } = started.body as { secret: string };
-    const confirmed = await t.http
-      .post('/api/v1/auth/mfa/totp/confirm')
-      .set(bearer(user))
-      .send({ code: codeFor(secret) })
-      .expect(200);
-    return { secret, recoveryCodes: confirmed.body.recoveryCodes };
+    const confirmedWith = codeFor(secret);
+    const confirmed = await t.http.post('/api/v1/auth/mfa/totp/confirm').set(bearer(user)).send({ code: confirmedWith }).expect(200);
+    return { secret, confirmedWith, recoveryCodes: confirmed.body.recoveryCodes };
   }
 
   it('enrols with a secret and an otpauth URL, confirms with a code, and shows ten recovery codes once', async () => {
@@ -83,13 +80,13 @@ describe('second factor: TOTP and recovery codes', () => {
 
   it('asks a user with TOTP for the second step; a code completes it once, and the mfaToken works once', async () => {
     const user = await account.addUser('ANALYST');
-    const { secret } = await enrol(user);
+    const { secret, confirmedWith } = await enrol(user);
     const first = await login(user).expect(200);
     expect(first.body).toEqual({ mfaRequired: true, mfaToken: expect.stringMatching(/^ghm_/), methods: ['totp', 'recovery_code'] });
     expect(first.body.token).toBeUndefined();
 
-    // The code used to confirm the enrolment is spent: the same period's code is refused (no replay).
-    const replay = await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: first.body.mfaToken, code: codeFor(secret) });
+    // The code that confirmed the enrolment is spent: it is refused (no replay), even if its period has just ended.
+    const replay = await t.http.post('/api/v1/auth/login/mfa').send({ mfaToken: first.body.mfaToken, code: confirmedWith });
     expectError(replay, 401, 'invalid_credentials');
     // The next period's code (within the ±30 s window) is accepted, once.
     const next = codeFor(secret, Math.floor(Date.now() / 1000) + 30);
