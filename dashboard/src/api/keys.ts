@@ -23,15 +23,6 @@ export interface KeyFields {
   expiresAt?: string;
 }
 
-/** `base`, or `base (2)`, `base (3)`… : the first that no active key of the account is named (names are unique among them). */
-export function freeKeyName(base: string, taken: readonly string[]): string {
-  const names = new Set(taken);
-  if (!names.has(base)) return base;
-  let n = 2;
-  while (names.has(`${base} (${n})`)) n++;
-  return `${base} (${n})`;
-}
-
 export const keyKeys = {
   all: ['api-keys'] as const,
   list: () => [...keyKeys.all, 'list'] as const,

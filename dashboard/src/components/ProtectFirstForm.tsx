@@ -1,6 +1,7 @@
 import { FormEvent, useId, useState } from 'react';
 import { Link } from 'react-router';
-import { ApiKey, freeKeyName, useSaveKey } from '../api/keys';
+import { ApiKey, useSaveKey } from '../api/keys';
+import { freeKeyName } from '../key-names';
 import { asOrigin } from '../origins';
 import { verifySnippet, widgetSnippet } from '../snippets';
 import { CopyButton } from './CopyButton';
