@@ -16,13 +16,20 @@ const BATCH = 5;
  */
 const WORKERS = 4;
 /**
- * How often an idle worker looks for due jobs. On PostgreSQL other instances' events appear only so;
- * the embedded database has one instance, which wakes its workers itself when it enqueues, so its
- * polls find only retries falling due, and cost the request path less when rarer (one PGlite).
+ * How often an idle worker looks for due jobs, and the scheduled checks' worker. On PostgreSQL other
+ * instances' jobs appear only so. The embedded database has one instance, which wakes its workers
+ * itself when a job it enqueued is due (at once, or at its retry time), so its polls are a backstop
+ * for what pg-boss retries on its own (an attempt cut short) and retries due across a restart: each
+ * poll is a query on the one PGlite (every 5 s, an idle instance used 0.5–0.7 % of a core; now 0.2 %).
  */
-const POLL_SECONDS = { postgres: 1, embedded: 5 } as const;
+const POLL_SECONDS = { postgres: 1, embedded: 60 } as const;
+const SCHEDULE_POLL_SECONDS = { postgres: 10, embedded: 60 } as const;
 /** After an enqueue, this instance's worker looks for jobs this soon: the transaction has committed by then, as a rule. */
 const WAKE_AFTER_ENQUEUE_MS = 30;
+/** The longest delay setTimeout takes; a later job is found by a poll. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** pg-boss's delay before it offers a failed job again (the queue's `retryDelay`). */
+const RETRY_DELAY_SECONDS = 5;
 
 export interface DeliveryJob {
   readonly deliveryId: string;
@@ -73,6 +80,8 @@ export class WebhookQueue {
   private started = false;
   private readonly workerIds: string[] = [];
   private wakeTimer?: NodeJS.Timeout;
+  /** Wakes at the times jobs enqueued for later fall due, one timer per second of the clock. */
+  private readonly dueWakes = new Map<number, NodeJS.Timeout>();
   private readonly schedules: { name: string; cron: string; handler: () => Promise<void> }[] = [];
 
   constructor(
@@ -92,19 +101,23 @@ export class WebhookQueue {
     });
     boss.on('error', (err: Error) => this.logger.warn(`Webhook queue: ${err.message}`));
     await boss.start();
-    await boss.createQueue(QUEUE, { name: QUEUE, retryLimit: 10, retryDelay: 5, expireInSeconds: 30 }).catch((err: Error) => {
-      if (!/already exists/.test(err.message)) throw err;
-    });
+    await boss
+      .createQueue(QUEUE, { name: QUEUE, retryLimit: 10, retryDelay: RETRY_DELAY_SECONDS, expireInSeconds: 30 })
+      .catch((err: Error) => {
+        if (!/already exists/.test(err.message)) throw err;
+      });
     // A batch's attempts run side by side; each job's outcome is its own: one that throws (cut short by
     // a stop) is failed for pg-boss to retry, the others complete. A worker whose batch was full asks
     // for the next at once: pg-boss would otherwise wait out the polling interval between batches.
+    const database = pglite === undefined ? 'postgres' : 'embedded';
     for (let i = 0; i < WORKERS; i++) {
-      const pollingIntervalSeconds = POLL_SECONDS[pglite === undefined ? 'postgres' : 'embedded'];
+      const pollingIntervalSeconds = POLL_SECONDS[database];
       const id = await boss.work<DeliveryJob>(QUEUE, { batchSize: BATCH, pollingIntervalSeconds }, async (jobs) => {
         await Promise.all(
           jobs.map((job) =>
             handler(job.data).catch((err: Error) => {
               this.logger.warn(`Webhook delivery ${job.data.deliveryId}: ${err.message}`);
+              this.wakeAt(Date.now() + RETRY_DELAY_SECONDS * 1000);
               return boss.fail(QUEUE, job.id);
             }),
           ),
@@ -118,7 +131,7 @@ export class WebhookQueue {
         if (!/already exists/.test(err.message)) throw err;
       });
       await boss.schedule(name, cron);
-      await boss.work(name, { batchSize: 1, pollingIntervalSeconds: 10 }, () => run());
+      await boss.work(name, { batchSize: 1, pollingIntervalSeconds: SCHEDULE_POLL_SECONDS[database] }, () => run());
     }
     this.boss = boss;
     this.started = true;
@@ -141,8 +154,9 @@ export class WebhookQueue {
       deliveryIds.map((deliveryId) => ({ name: QUEUE, data: { deliveryId } satisfies DeliveryJob, startAfter: startAfter?.toISOString() })),
       { db: transactionDb(tx) },
     );
-    // Due now: this instance's worker looks soon instead of at its next poll (the others poll every second).
-    if (startAfter === undefined && this.wakeTimer === undefined) {
+    // This instance's workers look when the jobs are due, not at their next poll (the others poll every second).
+    if (startAfter !== undefined) this.wakeAt(startAfter.getTime());
+    else if (this.wakeTimer === undefined) {
       this.wakeTimer = setTimeout(() => {
         this.wakeTimer = undefined;
         this.wake();
@@ -156,12 +170,29 @@ export class WebhookQueue {
     if (!this.started) return;
     this.started = false;
     clearTimeout(this.wakeTimer);
+    for (const timer of this.dueWakes.values()) clearTimeout(timer);
+    this.dueWakes.clear();
     const boss = this.boss;
     if (boss === undefined) return;
     await new Promise<void>((resolve) => {
       boss.once('stopped', () => resolve());
       void boss.stop({ graceful: true, wait: false, timeout: 12_000, close: true }).catch(() => resolve());
     });
+  }
+
+  /** Wakes this instance's workers once `at` (ms since the epoch) has passed; wakes within one second of the clock share a timer. */
+  private wakeAt(at: number): void {
+    const second = Math.ceil(at / 1000);
+    if (!this.started || this.dueWakes.has(second)) return;
+    const timer = setTimeout(
+      () => {
+        this.dueWakes.delete(second);
+        this.wake();
+      },
+      Math.min(MAX_TIMER_MS, second * 1000 - Date.now() + WAKE_AFTER_ENQUEUE_MS),
+    );
+    timer.unref();
+    this.dueWakes.set(second, timer);
   }
 
   private wake(): void {
