@@ -69,6 +69,14 @@ describe('scripts/build.js: npm start builds only what changed', () => {
     expect(start()).toEqual(['server', 'widget', 'dashboard']);
   });
 
+  it('a unit test, which the server build leaves out, changes nothing to build', () => {
+    start();
+    write('src/main.spec.ts', "it('starts', () => {});");
+    expect(start()).toEqual([]);
+    appendFileSync(join(root, 'src/main.spec.ts'), '// edited');
+    expect(start()).toEqual([]);
+  });
+
   it('a schema change runs prisma generate and the server build; a missing generated client runs prisma generate', () => {
     start();
     write('prisma/schema.prisma', 'model User { id Int @id\n email String }');
