@@ -9,6 +9,9 @@ import type { ApiKeyPrincipal, Principal, UserPrincipal } from '../common/princi
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
 import { authenticateWith, StrategyVerdict } from './strategies/authenticate-with';
 import { JwtStrategy } from './strategies/jwt.strategy';
+import { BrowserSessionService } from '../credentials/browser-session.service';
+import { sessionSecretOf } from '../credentials/session-cookie';
+import { UserPrincipalService } from './user-principal.service';
 
 /**
  * What authentication decided: the caller (null on a public route), or the error that refused its
@@ -29,16 +32,30 @@ export class Authenticator {
   constructor(
     private readonly apiKeyStrategy: ApiKeyStrategy,
     private readonly jwtStrategy: JwtStrategy,
+    private readonly browserSessions: BrowserSessionService,
+    private readonly users: UserPrincipalService,
   ) {}
 
   authenticate(req: Request, requirement: AuthRequirement): AuthVerdict | Promise<AuthVerdict> {
-    if (requirement.method === 'none') return null;
+    if (requirement.method === 'none')
+      return requirement.sessionCookie === true ? this.sessionCookieUser(req).then(undefined, refusal) : null;
     try {
       const principal = requirement.method === 'apiKey' ? this.apiKey(req) : this.bearer(req);
       return principal instanceof Promise ? principal.then(undefined, refusal) : principal;
     } catch (err) {
       return refusal(err);
     }
+  }
+
+  /**
+   * The user of the live session the dashboard's cookie names, so that a route taking it counts per
+   * user: many people behind one address (an office's NAT) would share one client IP's allowance.
+   * Null without one (counted per client IP); the route itself answers the refusals.
+   */
+  private async sessionCookieUser(req: Request): Promise<Principal | null> {
+    const secret = sessionSecretOf(req.headers.cookie);
+    const userId = secret === undefined ? null : await this.browserSessions.liveUserOf(secret);
+    return userId === null ? null : ((await this.users.find(userId))?.principal ?? null);
   }
 
   /**

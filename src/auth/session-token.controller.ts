@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../common/auth.decorators';
+import { PublicWithSessionCookie } from '../common/auth.decorators';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { AppError } from '../common/errors/app-error';
 import { CHALLENGE } from '../common/errors/challenges';
@@ -25,11 +25,11 @@ export class SessionTokenController {
   }
 
   @Post('session')
-  @Public()
+  @PublicWithSessionCookie()
   @HttpCode(200)
   @ApiOperation({
     summary: "A short-lived token of this browser's session (its cookie); for the dashboard's own pages",
-    description: `Takes the \`${SESSION_COOKIE}\` cookie a sign-in set and answers a token of that session (at most ${SESSION_TOKEN_SECONDS} s, its \`jti\` the session's id); starts no new session. Only from Gatehouse's own origins (PUBLIC_URL's, DASHBOARD_ORIGINS), with the header. Limited per client IP (30/min).`,
+    description: `Takes the \`${SESSION_COOKIE}\` cookie a sign-in set and answers a token of that session (at most ${SESSION_TOKEN_SECONDS} s, its \`jti\` the session's id); starts no new session. Only from Gatehouse's own origins (PUBLIC_URL's, DASHBOARD_ORIGINS), with the header. Counted per user (the plan's managementRequestsPerMinute) with a live session, else per client IP (30/min).`,
   })
   @ApiHeader({
     name: 'X-Gatehouse-Session',

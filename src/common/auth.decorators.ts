@@ -6,7 +6,7 @@ import { perRoute } from './per-route';
 import { ApiKeyScope, Role, ROLES } from './principal';
 
 export type AuthRequirement =
-  | { readonly method: 'none' }
+  | { readonly method: 'none'; readonly sessionCookie?: true }
   | { readonly method: 'apiKey'; readonly scope: ApiKeyScope }
   | { readonly method: 'jwt'; readonly roles: readonly Role[]; readonly whileEnrolling?: true };
 
@@ -28,6 +28,12 @@ const COMMON_ERRORS = errors([429, 'rate_limit_exceeded — over the limit; see 
 
 /** Anyone may call this route; limits are per client IP. */
 export const Public = () => applyDecorators(declareAuth({ method: 'none' }), ...COMMON_ERRORS);
+
+/**
+ * Anyone may call this route, which takes the dashboard's session cookie: with a live session it is
+ * counted per user, as the user's token requests are; without one, per client IP.
+ */
+export const PublicWithSessionCookie = () => applyDecorators(declareAuth({ method: 'none', sessionCookie: true }), ...COMMON_ERRORS);
 
 /** The route takes an `X-Api-Key` whose key holds `scope`. */
 export const ApiKeyAuth = (scope: ApiKeyScope) =>

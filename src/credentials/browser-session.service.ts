@@ -24,10 +24,7 @@ export class BrowserSessionService {
    * session. No new row: one browser, one session.
    */
   async exchange(secret: string): Promise<SessionTokenDto> {
-    const session = await this.prisma.session.findUnique({
-      where: { secretHash: hashOneTimeToken(secret) },
-      include: { user: { select: { id: true, tokenVersion: true } } },
-    });
+    const session = await this.sessionOf(secret);
     if (session === null || session.endedAt !== null)
       throw new AppError('invalid_token', 'This browser is signed out: sign in again.').withChallenge(CHALLENGE.invalidToken);
     const left = Math.floor((session.expiresAt.getTime() - Date.now()) / 1000);
@@ -35,6 +32,19 @@ export class BrowserSessionService {
       throw new AppError('token_expired', 'The session of this browser expired: sign in again.').withChallenge(CHALLENGE.expiredToken);
     const issued = this.tokens.issue(session.user, session.id, Math.min(SESSION_TOKEN_SECONDS, left));
     return { ...issued, sessionExpiresIn: left };
+  }
+
+  /** The user of the live session `secret` names, or null: the exchange is then counted per client IP. */
+  async liveUserOf(secret: string): Promise<string | null> {
+    const session = await this.sessionOf(secret);
+    return session !== null && session.endedAt === null && session.expiresAt.getTime() > Date.now() ? session.userId : null;
+  }
+
+  private sessionOf(secret: string) {
+    return this.prisma.session.findUnique({
+      where: { secretHash: hashOneTimeToken(secret) },
+      include: { user: { select: { id: true, tokenVersion: true } } },
+    });
   }
 
   /**

@@ -355,6 +355,26 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
       expect(await t.prisma.session.count({ where: { userId: user.id } })).toBe(1);
     });
 
+    it('counts an exchange per user with a live session (many people share an office address), and per client IP without one', async () => {
+      const [first, second] = [await account.addUser('ANALYST'), await account.addUser('DEVELOPER')];
+      const [a, b] = [await started(first), await started(second)];
+      const perUser = Number((await me(a.token).expect(200)).headers['x-ratelimit-limit']);
+      expect(perUser).toBeGreaterThan(30);
+      const limits = async (secret: string | undefined) => {
+        const res = await exchange(secret);
+        return [Number(res.headers['x-ratelimit-limit']), Number(res.headers['x-ratelimit-remaining'])];
+      };
+      expect(await limits(a.secret)).toEqual([perUser, perUser - 1]);
+      expect(await limits(a.secret)).toEqual([perUser, perUser - 2]);
+      expect(await limits(b.secret)).toEqual([perUser, perUser - 1]); // the same address, the other user's own allowance
+      // Without a live session (no cookie, an unknown or an ended one): the client IP's 30 a minute.
+      const [ipLimit] = await limits(undefined);
+      expect(ipLimit).toBe(30);
+      expect((await limits(`ghs_${'B'.repeat(43)}`))[0]).toBe(30);
+      await t.http.post('/api/v1/auth/logout').set(bearer(b.token)).expect(204);
+      expect((await limits(b.secret))[0]).toBe(30);
+    });
+
     it('answers 401 missing_credentials without a cookie, invalid_token for an unknown one, token_expired for an expired session', async () => {
       const none = await exchange(undefined);
       expectError(none, 401, 'missing_credentials');

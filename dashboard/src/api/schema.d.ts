@@ -341,7 +341,7 @@ export interface paths {
         put?: never;
         /**
          * A short-lived token of this browser's session (its cookie); for the dashboard's own pages
-         * @description Takes the `gatehouse_session` cookie a sign-in set and answers a token of that session (at most 300 s, its `jti` the session's id); starts no new session. Only from Gatehouse's own origins (PUBLIC_URL's, DASHBOARD_ORIGINS), with the header. Limited per client IP (30/min).
+         * @description Takes the `gatehouse_session` cookie a sign-in set and answers a token of that session (at most 300 s, its `jti` the session's id); starts no new session. Only from Gatehouse's own origins (PUBLIC_URL's, DASHBOARD_ORIGINS), with the header. Counted per user (the plan's managementRequestsPerMinute) with a live session, else per client IP (30/min).
          */
         post: operations["SessionTokenController_exchange"];
         delete?: never;
