@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import type { RequestSource } from '../common/current-principal.decorator';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import { CHALLENGE } from '../common/errors/challenges';
@@ -16,6 +18,7 @@ export class BrowserSessionService {
     private readonly prisma: PrismaService,
     private readonly tokens: TokenService,
     private readonly invalidation: CacheInvalidation,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -49,15 +52,31 @@ export class BrowserSessionService {
 
   /**
    * A new sign-in in a browser whose cookie named a live session of the same user: that session ends
-   * (its tokens are refused on every instance), so the browser keeps one session. Another user's
-   * session is left alone: signing in as someone else is no sign-out of them.
+   * (its tokens are refused on every instance; audited `auth.session_ended` by `sign_in`), so the
+   * browser keeps one session. Another user's session is left alone: signing in as someone else is no
+   * sign-out of them.
    */
-  async replace(started: StartedSession, oldSecret: string): Promise<void> {
+  async replace(started: StartedSession, oldSecret: string, source: RequestSource): Promise<void> {
     const now = new Date();
-    const old = await this.prisma.session.findUnique({ where: { secretHash: hashOneTimeToken(oldSecret) } });
+    const old = await this.prisma.session.findUnique({
+      where: { secretHash: hashOneTimeToken(oldSecret) },
+      include: { user: { select: { accountId: true, email: true } } },
+    });
     if (old === null || old.userId !== started.userId || old.id === started.sessionId || old.endedAt !== null || old.expiresAt <= now)
       return;
-    await this.prisma.$transaction((tx) => endSession(tx, old, now));
+    await this.prisma.$transaction(async (tx) => {
+      if (!(await endSession(tx, old, now))) return;
+      await this.audit.record(tx, {
+        accountId: old.user.accountId,
+        actorId: old.userId,
+        actorEmail: old.user.email,
+        action: 'auth.session_ended',
+        requestId: source.requestId,
+        ip: source.ip,
+        target: { type: 'user', id: old.userId },
+        details: { sessionId: old.id, by: 'sign_in' },
+      });
+    });
     this.invalidation.invalidate('user', old.userId);
   }
 }

@@ -1,6 +1,7 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, NestInterceptor, UseInterceptors } from '@nestjs/common';
 import { mergeMap, Observable } from 'rxjs';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { requestSourceOf } from '../common/current-principal.decorator';
 import type { Reply, Request } from '../common/request';
 import { cookieSecure, SESSION_SECRET, sessionCookie, sessionSecretOf, StartedSession } from './session-cookie';
 import { BrowserSessionService } from './browser-session.service';
@@ -28,7 +29,7 @@ export class SessionCookieInterceptor implements NestInterceptor {
         const started = (answer as { [SESSION_SECRET]?: StartedSession } | null)?.[SESSION_SECRET];
         if (started === undefined) return answer; // the second step comes first
         const old = sessionSecretOf(req.headers.cookie);
-        if (old !== undefined) await this.sessions.replace(started, old);
+        if (old !== undefined) await this.sessions.replace(started, old, requestSourceOf(req));
         const maxAge = Math.max(0, Math.floor((started.expiresAt.getTime() - Date.now()) / 1000));
         reply.header('set-cookie', sessionCookie(started.secret, maxAge, this.secure));
         return answer;

@@ -408,10 +408,17 @@ describe('Sessions: GET/DELETE /api/v1/auth/sessions, DELETE /api/v1/team/member
       expectError(await me(first.token), 401, 'invalid_token');
       expectError(await exchange(first.secret), 401, 'invalid_token');
       expect((await list(second.token)).map((s) => s.id)).toEqual([jtiOf(second.token)]);
+      const ended = () =>
+        t.prisma.auditEvent.findMany({
+          where: { action: 'auth.session_ended', targetId: user.id },
+          select: { actorId: true, details: true },
+        });
+      expect(await ended()).toEqual([{ actorId: user.id, details: { sessionId: jtiOf(first.token), by: 'sign_in' } }]);
       const other = await account.addUser('ANALYST');
       await signIn(other, second.secret);
       await me(second.token).expect(200);
       await exchange(second.secret).expect(200);
+      expect(await ended()).toHaveLength(1);
     });
   });
 });
