@@ -14,6 +14,7 @@ import {
   startDashboard,
   tokenOf,
 } from '../utils/dashboard';
+import { CacheInvalidation } from '../../src/cache/invalidation.service';
 import { eventually } from '../utils/eventually';
 import { createAccount, TestAccount, TestUser } from '../utils/test-app';
 
@@ -254,6 +255,39 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     const lapsed = page.getByRole('dialog', { name: 'Sign in again' });
     await lapsed.waitFor();
     expect(await axeViolations(page)).toEqual([]);
+    await lapsed.getByLabel('Password').fill(user.password);
+    await lapsed.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await lapsed.waitFor({ state: 'detached' });
+    expect(await invite.getByLabel('Email').inputValue()).toBe(typed);
+    await invite.getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('dialog', { name: `Invitation for ${typed}` }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('when the server refuses the token and the session is over too, opens the sign-in dialog over the page, and the invitation goes out after it', async () => {
+    const user = await account.addUser('ADMIN');
+    const { context, page, problems } = await openDashboard(d, '/sign-in');
+    await signIn(page, user);
+    await page.goto('/team');
+    await page.getByRole('button', { name: 'Invite' }).click();
+    const invite = page.getByRole('dialog', { name: /Invite/ });
+    const typed = `sent-${randomUUID()}@example.com`;
+    await invite.getByLabel('Email').fill(typed);
+    // The page still counts a day, but on the server its session has ended by time and its tokens are refused.
+    const { jti } = JSON.parse(Buffer.from((await tokenOf(page)).split('.')[1], 'base64url').toString()) as { jti: string };
+    const ended = new Date(Date.now() - 1_000);
+    await d.t.prisma.session.update({ where: { id: jti }, data: { expiresAt: ended } });
+    await d.t.prisma.revokedToken.create({ data: { jti, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) } });
+    d.t.app.get(CacheInvalidation).invalidate('user', user.id);
+    const refused = page.waitForResponse((res) => res.url().endsWith('/api/v1/team/invitations') && res.status() === 401);
+    const exchanged = page.waitForResponse((res) => res.url().endsWith('/api/v1/auth/login/session') && res.status() === 401);
+    await invite.getByRole('button', { name: 'Send invitation' }).click();
+    await refused;
+    expect(await (await exchanged).json()).toMatchObject({ error: 'token_expired' });
+    const lapsed = page.getByRole('dialog', { name: 'Sign in again' });
+    await lapsed.waitFor();
+    expect(page.url()).toMatch(/\/team$/);
     await lapsed.getByLabel('Password').fill(user.password);
     await lapsed.getByRole('button', { name: 'Sign in', exact: true }).click();
     await lapsed.waitFor({ state: 'detached' });
