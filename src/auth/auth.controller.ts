@@ -13,7 +13,7 @@ import { decode } from 'jsonwebtoken';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { Reply, Request } from '../common/request';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { clearedSessionCookie, cookieSecure } from '../credentials/session-cookie';
+import { clearedSessionCookie } from '../credentials/session-cookie';
 import { JwtAuth, JwtAuthWhileEnrolling, Public } from '../common/auth.decorators';
 import { AuthService } from './auth.service';
 import { Actor, CurrentActor, CurrentPrincipal, requestSourceOf } from '../common/current-principal.decorator';
@@ -34,15 +34,11 @@ import { StartsSession } from '../credentials/session-cookie.interceptor';
 @ApiTags('Auth')
 @Controller('auth')
 export class AuthController {
-  private readonly secureCookies: boolean;
-
   constructor(
     private readonly auth: AuthService,
     private readonly resets: PasswordResetService,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.secureCookies = cookieSecure(config.mail.publicUrl);
-  }
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post('login')
   @Public()
@@ -90,7 +86,7 @@ export class AuthController {
     const token = /^bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')![1];
     const { jti, exp } = decode(token, { json: true }) as { jti: string; exp: number };
     await this.auth.logout(actor, { jti, exp });
-    reply.header('set-cookie', clearedSessionCookie(this.secureCookies));
+    reply.header('set-cookie', clearedSessionCookie(this.config.secureCookies));
   }
 
   @Post('password-reset/request')

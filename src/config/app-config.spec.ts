@@ -16,6 +16,16 @@ describe('loadConfig', () => {
     expect(config.limits.anonymousPerMinute).toBe(30);
   });
 
+  it('makes the session cookie Secure except for a plain-http PUBLIC_URL on localhost or 127.0.0.1', () => {
+    const secure = (PUBLIC_URL?: string) => loadConfig(PUBLIC_URL === undefined ? {} : { PUBLIC_URL }).secureCookies;
+    expect(secure()).toBe(false); // http://localhost:3000
+    expect(secure('http://127.0.0.1:8080')).toBe(false);
+    expect(secure('https://localhost:3000')).toBe(true);
+    expect(secure('https://gatehouse.example.com')).toBe(true);
+    expect(secure('http://gatehouse.example.com')).toBe(true);
+    expect(secure('http://localhost.example.com')).toBe(true);
+  });
+
   it('reads numbers and URLs from the environment', () => {
     const config = loadConfig({
       PORT: '8080',

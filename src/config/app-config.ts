@@ -186,6 +186,11 @@ export interface AppConfig {
     /** Links in e-mails start with it (no trailing slash). */
     readonly publicUrl: string;
   };
+  /**
+   * The session cookie is Secure unless PUBLIC_URL is plain http on this machine (localhost,
+   * 127.0.0.1), where browsers would drop a Secure cookie.
+   */
+  readonly secureCookies: boolean;
   /** Whether anyone may create an account (POST /api/v1/auth/signup); closed: 404. */
   readonly signupOpen: boolean;
   readonly bootstrapOwner?: { readonly email: string; readonly password: string };
@@ -238,6 +243,10 @@ export const APP_CONFIG = Symbol('APP_CONFIG');
 const PLACEHOLDER_SECRET = /^(?:change[-_ ]?me|secret|changeit|please[-_ ]?change|your[-_ ]?secret|x+$|0+$)/i;
 
 export class ConfigError extends Error {}
+
+function secureCookiesAt(url: URL): boolean {
+  return !(url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1'));
+}
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   // An empty variable (`PORT=` in an env file) counts as unset, so its default applies.
@@ -303,6 +312,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
     mfa: { encryptionKey: env.MFA_ENCRYPTION_KEY },
     signupOpen: env.SIGNUP === 'open',
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM, publicUrl },
+    secureCookies: secureCookiesAt(new URL(publicUrl)),
     bootstrapOwner:
       env.BOOTSTRAP_OWNER_EMAIL !== undefined && env.BOOTSTRAP_OWNER_PASSWORD !== undefined
         ? { email: env.BOOTSTRAP_OWNER_EMAIL, password: env.BOOTSTRAP_OWNER_PASSWORD }

@@ -3,7 +3,7 @@ import { mergeMap, Observable } from 'rxjs';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { requestSourceOf } from '../common/current-principal.decorator';
 import type { Reply, Request } from '../common/request';
-import { cookieSecure, SESSION_SECRET, sessionCookie, sessionSecretOf, StartedSession } from './session-cookie';
+import { SESSION_SECRET, sessionCookie, sessionSecretOf, StartedSession } from './session-cookie';
 import { BrowserSessionService } from './browser-session.service';
 
 /**
@@ -12,14 +12,10 @@ import { BrowserSessionService } from './browser-session.service';
  */
 @Injectable()
 export class SessionCookieInterceptor implements NestInterceptor {
-  private readonly secure: boolean;
-
   constructor(
     private readonly sessions: BrowserSessionService,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    this.secure = cookieSecure(config.mail.publicUrl);
-  }
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request>();
@@ -31,7 +27,7 @@ export class SessionCookieInterceptor implements NestInterceptor {
         const old = sessionSecretOf(req.headers.cookie);
         if (old !== undefined) await this.sessions.replace(started, old, requestSourceOf(req));
         const maxAge = Math.max(0, Math.floor((started.expiresAt.getTime() - Date.now()) / 1000));
-        reply.header('set-cookie', sessionCookie(started.secret, maxAge, this.secure));
+        reply.header('set-cookie', sessionCookie(started.secret, maxAge, this.config.secureCookies));
         return answer;
       }),
     );

@@ -29,12 +29,6 @@ export interface StartedSession {
 /** 32 random bytes; `ghs_` makes it recognisable to secret scanners, like the other tokens. */
 export const newSessionSecret = (): string => `ghs_${randomBytes(32).toString('base64url')}`;
 
-/** Secure unless the app's public URL is plain http on this machine, where browsers would drop a Secure cookie. */
-export function cookieSecure(publicUrl: string): boolean {
-  const url = new URL(publicUrl);
-  return !(url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1'));
-}
-
 function attributes(maxAgeSeconds: number, secure: boolean): string {
   return `Path=${SESSION_COOKIE_PATH}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
 }
