@@ -16,14 +16,18 @@ const BATCH = 5;
  */
 const WORKERS = 4;
 /**
- * How often an idle worker looks for due jobs, and the scheduled checks' worker. On PostgreSQL other
- * instances' jobs appear only so. The embedded database has one instance, which wakes its workers
- * itself when a job it enqueued is due (at once, or at its retry time), so its polls are a backstop
- * for what pg-boss retries on its own (an attempt cut short) and retries due across a restart: each
- * poll is a query on the one PGlite (every 5 s, an idle instance used 0.5–0.7 % of a core; now 0.2 %).
+ * pg-boss's timers, in seconds: how often an idle delivery worker and the scheduled checks' worker
+ * look for due jobs, how often the supervisor expires jobs whose worker died, and how often the cron
+ * worker hands a due schedule slot on. On PostgreSQL other instances' jobs appear only so. The
+ * embedded database has one instance, which wakes its workers itself when a job it enqueued is due
+ * (at once, or at its retry time), so there the timers are a backstop (an attempt cut short, retries
+ * due across a restart) and the scheduled checks may start a minute or two late: every timer is a
+ * query on the one PGlite (with polls every 5 s an idle instance used 0.5–0.7 % of a core, now 0.1 %).
  */
-const POLL_SECONDS = { postgres: 1, embedded: 60 } as const;
-const SCHEDULE_POLL_SECONDS = { postgres: 10, embedded: 60 } as const;
+const TIMERS = {
+  postgres: { poll: 1, schedulePoll: 10, maintenance: 30, cronWorker: 5 },
+  embedded: { poll: 60, schedulePoll: 60, maintenance: 60, cronWorker: 45 },
+} as const;
 /** After an enqueue, this instance's worker looks for jobs this soon: the transaction has committed by then, as a rule. */
 const WAKE_AFTER_ENQUEUE_MS = 30;
 /** The longest delay setTimeout takes; a later job is found by a poll. */
@@ -92,12 +96,13 @@ export class WebhookQueue {
   /** Starts pg-boss (creating or migrating its schema) and this instance's worker. */
   async start(handler: (job: DeliveryJob) => Promise<void>): Promise<void> {
     const pglite = this.prisma.pglite;
+    const timers = TIMERS[pglite === undefined ? 'postgres' : 'embedded'];
     const boss = new PgBoss({
       ...(pglite !== undefined ? { db: pgliteDb(pglite) } : { connectionString: this.config.databaseUrl, max: 4 }),
       schema: SCHEMA,
       application_name: 'gatehouse-webhooks',
-      // Expired jobs (a worker that died mid-attempt) are found by the supervisor every 30 s.
-      maintenanceIntervalSeconds: 30,
+      maintenanceIntervalSeconds: timers.maintenance,
+      cronWorkerIntervalSeconds: timers.cronWorker,
     });
     boss.on('error', (err: Error) => this.logger.warn(`Webhook queue: ${err.message}`));
     await boss.start();
@@ -109,10 +114,8 @@ export class WebhookQueue {
     // A batch's attempts run side by side; each job's outcome is its own: one that throws (cut short by
     // a stop) is failed for pg-boss to retry, the others complete. A worker whose batch was full asks
     // for the next at once: pg-boss would otherwise wait out the polling interval between batches.
-    const database = pglite === undefined ? 'postgres' : 'embedded';
     for (let i = 0; i < WORKERS; i++) {
-      const pollingIntervalSeconds = POLL_SECONDS[database];
-      const id = await boss.work<DeliveryJob>(QUEUE, { batchSize: BATCH, pollingIntervalSeconds }, async (jobs) => {
+      const id = await boss.work<DeliveryJob>(QUEUE, { batchSize: BATCH, pollingIntervalSeconds: timers.poll }, async (jobs) => {
         await Promise.all(
           jobs.map((job) =>
             handler(job.data).catch((err: Error) => {
@@ -131,7 +134,7 @@ export class WebhookQueue {
         if (!/already exists/.test(err.message)) throw err;
       });
       await boss.schedule(name, cron);
-      await boss.work(name, { batchSize: 1, pollingIntervalSeconds: SCHEDULE_POLL_SECONDS[database] }, () => run());
+      await boss.work(name, { batchSize: 1, pollingIntervalSeconds: timers.schedulePoll }, () => run());
     }
     this.boss = boss;
     this.started = true;
