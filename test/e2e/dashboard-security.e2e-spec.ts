@@ -2,7 +2,7 @@
 // Code in page.evaluate runs in the browser.
 import { randomUUID } from 'node:crypto';
 import { generateSync } from 'otplib';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import {
   axeViolations,
   Dashboard,
@@ -12,7 +12,7 @@ import {
   sidewaysScroll,
   signIn,
   startDashboard,
-  tokenOf,
+  sessionIdOf,
 } from '../utils/dashboard';
 import { CacheInvalidation } from '../../src/cache/invalidation.service';
 import { eventually } from '../utils/eventually';
@@ -20,6 +20,23 @@ import { createAccount, TestAccount, TestUser } from '../utils/test-app';
 
 /** The code an authenticator app shows for `secret`, `ahead` seconds from now (the server takes ±30 s, each step once). */
 const codeFor = (secret: string, ahead = 0) => generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + ahead });
+
+/** /team with the invitation dialog open and an address typed in it: what a lapsed session must not lose. */
+async function startInvitation(page: Page, prefix: string): Promise<{ invite: Locator; typed: string }> {
+  await page.goto('/team');
+  await page.getByRole('button', { name: 'Invite' }).click();
+  const invite = page.getByRole('dialog', { name: /Invite/ });
+  const typed = `${prefix}-${randomUUID()}@example.com`;
+  await invite.getByLabel('Email').fill(typed);
+  return { invite, typed };
+}
+
+/** Signs in again through the open "Sign in again" dialog, and waits for it to go. */
+async function signInAgain(lapsed: Locator, user: TestUser): Promise<void> {
+  await lapsed.getByLabel('Password').fill(user.password);
+  await lapsed.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await lapsed.waitFor({ state: 'detached' });
+}
 
 /** Email and password typed, up to the answer: the dashboard, or the second step. */
 async function typePassword(page: Page, user: Pick<TestUser, 'email' | 'password'>) {
@@ -201,11 +218,7 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     const { context, page, problems } = await openDashboard(d, '/sign-in');
     await page.clock.install();
     await signIn(page, user);
-    await page.goto('/team');
-    await page.getByRole('button', { name: 'Invite' }).click();
-    const invite = page.getByRole('dialog', { name: /Invite/ });
-    const typed = `kept-${randomUUID()}@example.com`;
-    await invite.getByLabel('Email').fill(typed);
+    const { invite, typed } = await startInvitation(page, 'kept');
 
     // 23 h 59 min on: the warning shows inside the open dialog (anything outside it is out of reach).
     await page.clock.fastForward(86_400_000 - 59_000);
@@ -231,9 +244,7 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     const lapsed = page.getByRole('dialog', { name: 'Sign in again' });
     await lapsed.waitFor();
     expect(page.url()).toMatch(/\/team$/);
-    await lapsed.getByLabel('Password').fill(user.password);
-    await lapsed.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await lapsed.waitFor({ state: 'detached' });
+    await signInAgain(lapsed, user);
     expect(await invite.getByLabel('Email').inputValue()).toBe(typed);
     await invite.getByRole('button', { name: 'Cancel' }).click();
     expect(problems).toEqual([]);
@@ -245,19 +256,13 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     const { context, page, problems } = await openDashboard(d, '/sign-in');
     await signIn(page, user);
     // The session has 4 more seconds on the server: the token the page takes at its next start says so.
-    const { jti } = JSON.parse(Buffer.from((await tokenOf(page)).split('.')[1], 'base64url').toString()) as { jti: string };
+    const jti = await sessionIdOf(page);
     await d.t.prisma.session.update({ where: { id: jti }, data: { expiresAt: new Date(Date.now() + 4_000) } });
-    await page.goto('/team');
-    await page.getByRole('button', { name: 'Invite' }).click();
-    const invite = page.getByRole('dialog', { name: /Invite/ });
-    const typed = `sent-${randomUUID()}@example.com`;
-    await invite.getByLabel('Email').fill(typed);
+    const { invite, typed } = await startInvitation(page, 'sent');
     const lapsed = page.getByRole('dialog', { name: 'Sign in again' });
     await lapsed.waitFor();
     expect(await axeViolations(page)).toEqual([]);
-    await lapsed.getByLabel('Password').fill(user.password);
-    await lapsed.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await lapsed.waitFor({ state: 'detached' });
+    await signInAgain(lapsed, user);
     expect(await invite.getByLabel('Email').inputValue()).toBe(typed);
     await invite.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByRole('dialog', { name: `Invitation for ${typed}` }).waitFor();
@@ -269,13 +274,9 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     const user = await account.addUser('ADMIN');
     const { context, page, problems } = await openDashboard(d, '/sign-in');
     await signIn(page, user);
-    await page.goto('/team');
-    await page.getByRole('button', { name: 'Invite' }).click();
-    const invite = page.getByRole('dialog', { name: /Invite/ });
-    const typed = `sent-${randomUUID()}@example.com`;
-    await invite.getByLabel('Email').fill(typed);
+    const { invite, typed } = await startInvitation(page, 'sent');
     // The page still counts a day, but on the server its session has ended by time and its tokens are refused.
-    const { jti } = JSON.parse(Buffer.from((await tokenOf(page)).split('.')[1], 'base64url').toString()) as { jti: string };
+    const jti = await sessionIdOf(page);
     const ended = new Date(Date.now() - 1_000);
     await d.t.prisma.session.update({ where: { id: jti }, data: { expiresAt: ended } });
     await d.t.prisma.revokedToken.create({ data: { jti, userId: user.id, expiresAt: new Date(Date.now() + 3_600_000) } });
@@ -288,9 +289,7 @@ describeInBrowser('dashboard: sign-in protection, in Chromium', () => {
     const lapsed = page.getByRole('dialog', { name: 'Sign in again' });
     await lapsed.waitFor();
     expect(page.url()).toMatch(/\/team$/);
-    await lapsed.getByLabel('Password').fill(user.password);
-    await lapsed.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await lapsed.waitFor({ state: 'detached' });
+    await signInAgain(lapsed, user);
     expect(await invite.getByLabel('Email').inputValue()).toBe(typed);
     await invite.getByRole('button', { name: 'Send invitation' }).click();
     await page.getByRole('dialog', { name: `Invitation for ${typed}` }).waitFor();

@@ -165,6 +165,12 @@ export async function tokenOf(page: Page): Promise<string> {
   });
 }
 
+/** The id of the page's session: the `jti` of the tokens it takes. */
+export async function sessionIdOf(page: Page): Promise<string> {
+  const token = await tokenOf(page);
+  return (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { jti: string }).jti;
+}
+
 /** The browser's session cookie as the browser keeps it (HttpOnly: only the test, not the page, reads it). */
 export async function sessionCookieOf(context: BrowserContext) {
   const cookie = (await context.cookies()).find((c) => c.name === 'gatehouse_session');
