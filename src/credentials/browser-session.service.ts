@@ -40,13 +40,14 @@ export class BrowserSessionService {
   /** The user of the live session `secret` names, or null: the exchange is then counted per client IP. */
   async liveUserOf(secret: string): Promise<string | null> {
     const session = await this.sessionOf(secret);
-    return session !== null && session.endedAt === null && session.expiresAt.getTime() > Date.now() ? session.userId : null;
+    return isLive(session, new Date()) ? session.userId : null;
   }
 
+  /** The session `secret` names, with what a token (id, tokenVersion) and an audit event (accountId, email) need of its user. */
   private sessionOf(secret: string) {
     return this.prisma.session.findUnique({
       where: { secretHash: hashOneTimeToken(secret) },
-      include: { user: { select: { id: true, tokenVersion: true } } },
+      include: { user: { select: { id: true, tokenVersion: true, accountId: true, email: true } } },
     });
   }
 
@@ -58,12 +59,8 @@ export class BrowserSessionService {
    */
   async replace(started: StartedSession, oldSecret: string, source: RequestSource): Promise<void> {
     const now = new Date();
-    const old = await this.prisma.session.findUnique({
-      where: { secretHash: hashOneTimeToken(oldSecret) },
-      include: { user: { select: { accountId: true, email: true } } },
-    });
-    if (old === null || old.userId !== started.userId || old.id === started.sessionId || old.endedAt !== null || old.expiresAt <= now)
-      return;
+    const old = await this.sessionOf(oldSecret);
+    if (!isLive(old, now) || old.userId !== started.userId || old.id === started.sessionId) return;
     await this.prisma.$transaction(async (tx) => {
       if (!(await endSession(tx, old, now))) return;
       await this.audit.record(tx, {
@@ -79,4 +76,9 @@ export class BrowserSessionService {
     });
     this.invalidation.invalidate('user', old.userId);
   }
+}
+
+/** Not ended, and not past its end at `now`. */
+function isLive<S extends { endedAt: Date | null; expiresAt: Date }>(session: S | null, now: Date): session is S {
+  return session !== null && session.endedAt === null && session.expiresAt > now;
 }
