@@ -85,6 +85,9 @@ async function main() {
     // A page the Checkout key does not allow asks for a challenge: refused (403), a failed challenge.
     const elsewhere = { 'x-api-key': secrets[0], origin: 'https://elsewhere.example.com' };
     await L.expect(call('GET', '/api/v1/widget/challenge', undefined, elsewhere), 403, 'refused challenge');
+    // And a made-up solution from the shop's page: refused (422), a failed challenge of another kind.
+    const shop = { 'x-api-key': secrets[0], origin: 'https://shop.example.com' };
+    await L.expect(call('POST', '/api/v1/widget/nonces', { altcha: 'bm90IGEgc29sdXRpb24=' }, shop), 422, 'wrong solution');
     for (const [email, role] of [
       ['dev@example.com', 'DEVELOPER'],
       ['analyst@example.com', 'ANALYST'],
@@ -115,9 +118,10 @@ async function main() {
     await onboarding.screenshot({ path: path.join(OUT, 'onboarding.png') });
     L.log('docs/screenshots/onboarding.png');
     // The widget's figures below the charts above: that run's challenge and nonce, the refused
-    // challenge and the made-up nonces verified, with the reasons beneath "Nonces invalid".
+    // challenge, the made-up solution and nonces, with the reasons beneath "Challenges failed" and "Nonces invalid".
     await page.goto(`http://${L.HOST}:${app.port}/analytics`);
     const widget = page.getByRole('region', { name: 'Widget' });
+    await widget.getByRole('list', { name: 'Challenges failed by reason' }).waitFor();
     await widget.getByRole('list', { name: 'Nonces invalid by reason' }).waitFor();
     await widget.locator('canvas').first().waitFor();
     await page.waitForTimeout(300);

@@ -73,7 +73,7 @@ export class AccessGuard implements CanActivate {
     const decided = verdict;
     const authorised = () => {
       // Answered 403 for its origin (not 429): on a challenge route, a failed challenge in the widget's figures.
-      if (refusedKey !== undefined && originRefusalFailsChallenge(context)) this.usage.event(refusedKey, 'challenge_failed');
+      if (refusedKey !== undefined && originRefusalFailsChallenge(context)) this.usage.challengeFailed(refusedKey, 'origin');
       authorise(requirement, decided);
       // Accepted: a use of the key (in memory, written in batches by ApiKeyUsageTracker).
       if (caller?.kind === 'apiKey') this.keyUsage.touch(caller.keyId, Date.now());

@@ -3,7 +3,7 @@ import { AppError } from '../common/errors/app-error';
 import { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma/prisma.service';
 import { GroupBy, StatusClass, UsageQuery, UsageReportDto, WidgetGroupBy, WidgetStatsQuery, WidgetStatsReportDto } from './dto/usage.dto';
-import { EVENT_STATUS, invalidNonceTally, UsageRecorder, widgetEndpoint } from './usage.recorder';
+import { EVENT_STATUS, failedChallengeTally, invalidNonceTally, UsageRecorder, widgetEndpoint } from './usage.recorder';
 
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -63,15 +63,34 @@ export class AnalyticsService {
     return { ...this.rangeDto(range), groupBy: q.groupBy, data: rows.map((r) => ({ key: r.key, count: Number(r.count) })) };
   }
 
-  /** The widget's events, summed per group: challenges issued, solved and failed, nonces verified valid and invalid (and why invalid). */
+  /** The widget's events, summed per group: challenges issued, solved and failed (and why failed), nonces verified valid and invalid (and why invalid). */
   async widget(accountId: string, q: WidgetStatsQuery): Promise<WidgetStatsReportDto> {
     const range = await this.rangeAndKey(accountId, q);
     const filters = [...this.rowsOf(accountId, range, q.apiKeyId), Prisma.sql`"status" = ${EVENT_STATUS}`];
     const rows = await this.prisma.$queryRaw<
-      Array<Record<'key' | 'issued' | 'solved' | 'failed' | 'valid' | 'invalid' | 'unknown' | 'expired' | 'used', string | bigint>>
+      Array<
+        Record<
+          | 'key'
+          | 'issued'
+          | 'solved'
+          | 'failed'
+          | 'failedInvalid'
+          | 'failedExpired'
+          | 'failedUsed'
+          | 'failedOrigin'
+          | 'valid'
+          | 'invalid'
+          | 'unknown'
+          | 'expired'
+          | 'used',
+          string | bigint
+        >
+      >
     >`
       SELECT ${GROUP_SQL[q.groupBy]} AS "key",
         ${sumOf('challenge_issued')} AS "issued", ${sumOf('challenge_solved')} AS "solved", ${sumOf('challenge_failed')} AS "failed",
+        ${sumOf(failedChallengeTally('invalid'))} AS "failedInvalid", ${sumOf(failedChallengeTally('expired'))} AS "failedExpired",
+        ${sumOf(failedChallengeTally('already_used'))} AS "failedUsed", ${sumOf(failedChallengeTally('origin'))} AS "failedOrigin",
         ${sumOf('nonce_valid')} AS "valid", ${sumOf('nonce_invalid')} AS "invalid",
         ${sumOf(invalidNonceTally('unknown'))} AS "unknown", ${sumOf(invalidNonceTally('expired'))} AS "expired",
         ${sumOf(invalidNonceTally('already_used'))} AS "used"
@@ -85,6 +104,10 @@ export class AnalyticsService {
         challengesIssued: Number(r.issued),
         challengesSolved: Number(r.solved),
         challengesFailed: Number(r.failed),
+        challengesFailedInvalid: Number(r.failedInvalid),
+        challengesFailedExpired: Number(r.failedExpired),
+        challengesFailedAlreadyUsed: Number(r.failedUsed),
+        challengesFailedOrigin: Number(r.failedOrigin),
         noncesValid: Number(r.valid),
         noncesInvalid: Number(r.invalid),
         noncesUnknown: Number(r.unknown),

@@ -24,6 +24,15 @@ export const EVENT_STATUS = 0;
 export const widgetEndpoint = (name: string): string => `widget:${name}`;
 /** Why a verification answered invalid (its `reason`), tallied beside `nonce_invalid` as `widget:nonce_invalid:<reason>`. */
 export const invalidNonceTally = (reason: 'unknown' | 'expired' | 'already_used'): string => `nonce_invalid:${reason}`;
+/**
+ * Why a challenge failed, tallied beside `challenge_failed` as `widget:challenge_failed:<reason>`:
+ * `invalid` (wrong, forged, malformed or another key's), `expired` (solved, but exchanged after the
+ * challenge expired), `already_used` (a solution exchanged before), `origin` (the challenge request
+ * came from a page not among the key's allowed origins).
+ */
+export const CHALLENGE_FAILURES = ['invalid', 'expired', 'already_used', 'origin'] as const;
+export type ChallengeFailure = (typeof CHALLENGE_FAILURES)[number];
+export const failedChallengeTally = (reason: ChallengeFailure): string => `challenge_failed:${reason}`;
 
 export const USAGE_RETENTION_MS = 400 * 24 * 3600_000;
 
@@ -101,6 +110,12 @@ export class UsageRecorder implements OnModuleInit {
     this.metrics.widgetEvent(event);
     if (!this.config.usageRecording) return;
     this.bucket(key.accountId, 'apiKey', key.keyId, widgetEndpoint(event), EVENT_STATUS, at - (at % 60_000)).count += 1;
+  }
+
+  /** A failed challenge of the key's, and why (failedChallengeTally). */
+  challengeFailed(key: ApiKeyPrincipal, reason: ChallengeFailure, at = Date.now()): void {
+    this.event(key, 'challenge_failed', at);
+    this.tally(key, failedChallengeTally(reason), at);
   }
 
   /**

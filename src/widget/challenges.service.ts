@@ -12,7 +12,7 @@ import { PlanLimitsService } from '../plans/plan-limits.service';
 import { UsageRecorder } from '../usage/usage.recorder';
 import { ChallengeDto } from './dto/challenge.dto';
 import { DEFAULT_WAIT_MS, POW_ALGORITHM, expectedSolveMs, makeChallenge, maxCounter, powKeys, type PowKeys, type WaitLevel } from './pow';
-import { checkSolution, type VerifiedSolution } from './solution';
+import { checkSolution, type SolutionRefusal, type VerifiedSolution } from './solution';
 import { SURGED, solveBucket } from './solve-times';
 import { SurgeMeter } from './surge';
 import { SurgeLog } from './surge-log';
@@ -23,6 +23,12 @@ export const CHALLENGE_TTL_MS = 300_000;
 export const SIGNUP_WAIT_MS: WaitLevel = DEFAULT_WAIT_MS;
 
 const CHALLENGE_FAILED = 'challenge_failed';
+/** 422 challenge_failed, saying so when the work was done but too late. */
+const refusal = (reason: SolutionRefusal): AppError =>
+  new AppError(
+    CHALLENGE_FAILED,
+    reason === 'expired' ? 'This challenge expired before its solution was sent; solve a new challenge.' : undefined,
+  );
 
 /**
  * The widget's proof of work (docs/API.md, "Challenges"): ALTCHA v2 PBKDF2 challenges in counter
@@ -72,9 +78,9 @@ export class ChallengesService {
   async redeem(key: ApiKeyPrincipal, altcha: string, origin: string | undefined): Promise<IssuedNonceDto> {
     const now = Date.now();
     const solution = checkSolution(altcha, { key: key.keyId }, this.keys, now);
-    if (solution === undefined) {
-      this.usage.event(key, 'challenge_failed');
-      throw new AppError(CHALLENGE_FAILED);
+    if (solution === 'invalid' || solution === 'expired') {
+      this.usage.challengeFailed(key, solution);
+      throw refusal(solution);
     }
     const page = origin === undefined ? undefined : normalizeOrigin(origin);
     const effort = effortOf(solution, now);
@@ -85,7 +91,7 @@ export class ChallengesService {
       effort,
     });
     if (issued === undefined) {
-      this.usage.event(key, 'challenge_failed');
+      this.usage.challengeFailed(key, 'already_used');
       throw new AppError(CHALLENGE_FAILED, 'This solution was already exchanged for a nonce; solve a new challenge.');
     }
     this.usage.event(key, 'challenge_solved');
@@ -108,8 +114,8 @@ export class ChallengesService {
    */
   async spendSignupSolution(altcha: string): Promise<void> {
     const solution = checkSolution(altcha, { purpose: 'signup' }, this.keys);
-    if (solution === undefined) {
-      throw new AppError(CHALLENGE_FAILED);
+    if (solution === 'invalid' || solution === 'expired') {
+      throw refusal(solution);
     }
     if (!(await this.nonces.claimSolution(solution.solutionId, solution.expiresAtMs))) {
       throw new AppError(CHALLENGE_FAILED, 'This solution was already used; solve a new challenge.');

@@ -51,19 +51,19 @@ describe('widget challenges (ALTCHA v2, PBKDF2 in counter mode)', () => {
   });
 
   it('refuse another key’s challenge, and sign-up’s; sign-up’s are accepted only for sign-up', async () => {
-    expect(checkSolution((await solved({ key: 'key-b' })).altcha, KEY_A, [KEYS])).toBeUndefined();
-    expect(checkSolution((await solved(SIGNUP)).altcha, KEY_A, [KEYS])).toBeUndefined();
-    expect(checkSolution((await solved(SIGNUP)).altcha, SIGNUP, [KEYS])).toBeDefined();
-    expect(checkSolution((await solved(KEY_A)).altcha, SIGNUP, [KEYS])).toBeUndefined();
+    expect(checkSolution((await solved({ key: 'key-b' })).altcha, KEY_A, [KEYS])).toBe('invalid');
+    expect(checkSolution((await solved(SIGNUP)).altcha, KEY_A, [KEYS])).toBe('invalid');
+    expect(checkSolution((await solved(SIGNUP)).altcha, SIGNUP, [KEYS])).toHaveProperty('solutionId');
+    expect(checkSolution((await solved(KEY_A)).altcha, SIGNUP, [KEYS])).toBe('invalid');
   });
 
   it('refuse a counter that is not the solution, or not a uint32, and a derived key that is not its key', async () => {
     const { challenge, solution } = await solved(KEY_A, { max: 5 });
     for (const counter of [solution.counter + 1, solution.counter + 2 ** 32, -1, 2 ** 32, 1.5, '1']) {
-      expect(checkSolution(encode({ challenge, solution: { ...solution, counter } }), KEY_A, [KEYS])).toBeUndefined();
+      expect(checkSolution(encode({ challenge, solution: { ...solution, counter } }), KEY_A, [KEYS])).toBe('invalid');
     }
     const otherKey = (await solved(KEY_A, { max: 5 })).solution.derivedKey;
-    expect(checkSolution(encode({ challenge, solution: { ...solution, derivedKey: otherKey } }), KEY_A, [KEYS])).toBeUndefined();
+    expect(checkSolution(encode({ challenge, solution: { ...solution, derivedKey: otherKey } }), KEY_A, [KEYS])).toBe('invalid');
   });
 
   it('refuse parameters changed after signing: algorithm, cost, keyPrefix, keySignature, binding, expiry', async () => {
@@ -78,19 +78,21 @@ describe('widget challenges (ALTCHA v2, PBKDF2 in counter mode)', () => {
       { expiresAt: p.expiresAt! + 3600 },
     ]) {
       const altered: Challenge = { ...challenge, parameters: { ...p, ...changed } };
-      expect(checkSolution(encode({ challenge: altered, solution }), KEY_A, [KEYS])).toBeUndefined();
+      expect(checkSolution(encode({ challenge: altered, solution }), KEY_A, [KEYS])).toBe('invalid');
     }
   });
 
-  it('refuse an expired challenge', async () => {
-    const { altcha } = await solved(KEY_A, { ttlMs: 1000 });
-    expect(checkSolution(altcha, KEY_A, [KEYS], Date.now() + 2000)).toBeUndefined();
+  it('refuse an expired challenge: expired when it was solved, invalid when it was not', async () => {
+    const { challenge, solution, altcha } = await solved(KEY_A, { ttlMs: 1000 });
+    expect(checkSolution(altcha, KEY_A, [KEYS], Date.now() + 2000)).toBe('expired');
+    const wrong = encode({ challenge, solution: { ...solution, counter: solution.counter + 1 } });
+    expect(checkSolution(wrong, KEY_A, [KEYS], Date.now() + 2000)).toBe('invalid');
   });
 
   it('verify with every listed secret, so a rotation keeps challenges already out; an unlisted secret’s are forged', async () => {
     const { altcha } = await solved(KEY_A, { keys: OLD_KEYS });
-    expect(checkSolution(altcha, KEY_A, [KEYS, OLD_KEYS])).toBeDefined();
-    expect(checkSolution(altcha, KEY_A, [KEYS])).toBeUndefined();
+    expect(checkSolution(altcha, KEY_A, [KEYS, OLD_KEYS])).toHaveProperty('solutionId');
+    expect(checkSolution(altcha, KEY_A, [KEYS])).toBe('invalid');
   });
 
   it('refuse ALTCHA’s v1 payloads and anything that is not a payload', async () => {
@@ -101,7 +103,7 @@ describe('widget challenges (ALTCHA v2, PBKDF2 in counter mode)', () => {
       number: 3,
       params: { key: 'key-a' },
     });
-    expect(checkSolution(encode({ ...v1, number: 3 }), KEY_A, [KEYS])).toBeUndefined();
+    expect(checkSolution(encode({ ...v1, number: 3 }), KEY_A, [KEYS])).toBe('invalid');
     for (const s of ['', 'not base64 ~~', encode(null), encode([]), encode({ challenge: {}, solution: {} }), encode('text')]) {
       expect(parsePayload(s)).toBeUndefined();
     }

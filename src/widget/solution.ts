@@ -56,30 +56,37 @@ export function parsePayload(altcha: string): { parameters: Json; signature: str
 }
 
 /**
+ * Why a solution was refused: `expired` for a correct solution of a challenge of ours that expired
+ * before it was exchanged; `invalid` for anything else (malformed, forged or altered, another key's
+ * challenge, a wrong solution).
+ */
+export type SolutionRefusal = 'invalid' | 'expired';
+
+/**
  * The solution in `altcha` when it solves an unexpired challenge that one of `keys` signed for
- * `binding`; undefined for anything else. HMACs only: the challenge's signature first (so nothing
- * else is looked at for a forged or altered challenge), then the derived key's signature and the
- * counter's tag. Whether it was already spent is the caller's to check.
+ * `binding`, else why not. HMACs only: the challenge's signature first (so nothing else is looked
+ * at for a forged or altered challenge), then the derived key's signature and the counter's tag,
+ * then the expiry (so `expired` means the work was done). Whether it was already spent is the
+ * caller's to check.
  */
 export function checkSolution(
   altcha: string,
   binding: ChallengeBinding,
   keys: readonly PowKeys[],
   now = Date.now(),
-): VerifiedSolution | undefined {
+): VerifiedSolution | SolutionRefusal {
   const payload = parsePayload(altcha);
-  if (payload === undefined) return undefined;
+  if (payload === undefined) return 'invalid';
   const { parameters: p, signature, counter } = payload;
   const signed = canonicalJson(p);
   const key = keys.find((k) => sameHex(hmacHex(k.signature, signed), signature));
-  if (key === undefined) return undefined;
+  if (key === undefined) return 'invalid';
   const data = p.data;
   if (
     p.algorithm !== POW_ALGORITHM ||
     p.keyLength !== POW_KEY_LENGTH ||
     !Number.isInteger(p.cost) ||
     typeof p.expiresAt !== 'number' ||
-    p.expiresAt * 1000 <= now ||
     typeof p.keySignature !== 'string' ||
     typeof p.keyPrefix !== 'string' ||
     !isObject(data) ||
@@ -87,14 +94,15 @@ export function checkSolution(
     typeof data.surge !== 'number' ||
     typeof data.tag !== 'string'
   ) {
-    return undefined;
+    return 'invalid';
   }
   const bound = 'key' in binding ? data.key === binding.key : data.purpose === binding.purpose;
-  if (!bound || !payload.derivedKey.startsWith(p.keyPrefix)) return undefined;
+  if (!bound || !payload.derivedKey.startsWith(p.keyPrefix)) return 'invalid';
   const derivedKey = Buffer.from(payload.derivedKey, 'hex');
   if (!sameHex(keySignatureOf(key, derivedKey), p.keySignature) || !sameHex(counterTag(key.tag, derivedKey, counter), data.tag)) {
-    return undefined;
+    return 'invalid';
   }
+  if (p.expiresAt * 1000 <= now) return 'expired';
   return {
     solutionId: hashOneTimeToken(signature),
     expiresAtMs: p.expiresAt * 1000,

@@ -13,7 +13,7 @@ import {
   tokenOf,
 } from '../utils/dashboard';
 import { createAccount, TestAccount, TestUser } from '../utils/test-app';
-import { issueNonce } from '../utils/widget';
+import { issueNonce, solvedAltcha } from '../utils/widget';
 
 const SHOP = 'https://shop.example.com';
 const PHONE = { width: 390, height: 844 };
@@ -155,7 +155,7 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
       await context.close();
     });
 
-    it('splits the invalid nonces by reason and counts a challenge refused for its origin as failed, readable at 1280 and 390 px', async () => {
+    it('splits failed challenges and invalid nonces by reason, readable at 1280 and 390 px', async () => {
       const { account: short, key: shop, nonce: expiring } = shortLived;
       const verify = async (nonce: string) =>
         (await d.t.http.post('/api/v1/nonces/verify').set('X-Api-Key', shop.key).send({ nonce }).expect(200)).body as { reason?: string };
@@ -171,6 +171,13 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
         .set('X-Api-Key', shop.key)
         .set('Origin', 'https://elsewhere.example.com');
       expect(refused.status).toBe(403);
+      // A form sent twice (its solution again) and a made-up solution.
+      const exchange = (altcha: string) =>
+        d.t.http.post('/api/v1/widget/nonces').set('X-Api-Key', shop.key).set('Origin', SHOP).send({ altcha });
+      const altcha = await solvedAltcha(d.t, shop.key, SHOP);
+      expect([(await exchange(altcha)).status, (await exchange(altcha)).status, (await exchange('bm90IGEgc29sdXRpb24=')).status]).toEqual([
+        201, 422, 422,
+      ]);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, new Date(expiring.expiresAt).getTime() + 1_000 - Date.now())));
       expect(await verify(expiring.nonce)).toEqual({ valid: false, reason: 'expired' });
 
@@ -178,9 +185,13 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
       expect(held.body.data).toEqual([
         {
           key: shop.id,
-          challengesIssued: 2,
-          challengesSolved: 2,
-          challengesFailed: 1,
+          challengesIssued: 3,
+          challengesSolved: 3,
+          challengesFailed: 3,
+          challengesFailedInvalid: 1,
+          challengesFailedExpired: 0,
+          challengesFailedAlreadyUsed: 1,
+          challengesFailedOrigin: 1,
           noncesValid: 1,
           noncesInvalid: 3,
           noncesUnknown: 1,
@@ -194,8 +205,15 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
         await signIn(page, short.owner);
         const figures = page.getByTestId('widget-totals');
         await figures.waitFor();
-        expect(await figures.textContent()).toContain('Challenges failed1');
+        expect(await figures.textContent()).toContain('Challenges failed3');
         expect(await figures.textContent()).toContain('Nonces invalid3');
+        const failures = page.getByRole('list', { name: 'Challenges failed by reason' });
+        expect((await failures.getByRole('listitem').allTextContents()).map((t) => t.replace(/\s+/g, ' '))).toEqual([
+          'Wrong or forged 1',
+          'Expired 0',
+          'Already used 1',
+          'Page not allowed 1',
+        ]);
         const reasons = page.getByRole('list', { name: 'Nonces invalid by reason' });
         expect((await reasons.getByRole('listitem').allTextContents()).map((t) => t.replace(/\s+/g, ' '))).toEqual([
           'Unknown 1',
@@ -203,12 +221,15 @@ describeInBrowser('dashboard: analytics, account and profile, in Chromium', () =
           'Already used 1',
         ]);
         // Beneath its figure, inside its box, nothing cut off or scrolling sideways.
-        const box = (await page.locator('dl.figures > div', { has: reasons }).boundingBox())!;
-        const list = (await reasons.boundingBox())!;
-        expect(list.x >= box.x && list.x + list.width <= box.x + box.width && list.y > box.y).toBe(true);
-        expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+        for (const parts of [failures, reasons]) {
+          const box = (await page.locator('dl.figures > div', { has: parts }).boundingBox())!;
+          const list = (await parts.boundingBox())!;
+          expect(list.x >= box.x && list.x + list.width <= box.x + box.width && list.y > box.y).toBe(true);
+          expect(box.x + box.width).toBeLessThanOrEqual(viewport.width);
+        }
         expect(await sidewaysScroll(page)).toEqual([]);
         await page.getByText('already used when verified before').waitFor();
+        await page.getByText('page not allowed when a page outside').waitFor();
         expect(await axeViolations(page)).toEqual([]);
         expect(problems).toEqual([]);
         await context.close();

@@ -89,11 +89,21 @@ describe('widget challenges (ALTCHA v2, PBKDF2/SHA-256 in counter mode)', () => 
       .query({ groupBy: 'apiKey' })
       .set('Authorization', `Bearer ${account.owner.token}`)
       .expect(200);
-    const row = (
-      res.body.data as Array<{ key: string; challengesIssued: number; challengesSolved: number; challengesFailed: number }>
-    ).find((r) => r.key === keyId);
-    return { issued: row?.challengesIssued ?? 0, solved: row?.challengesSolved ?? 0, failed: row?.challengesFailed ?? 0 };
+    const row = (res.body.data as Array<Record<string, number> & { key: string }>).find((r) => r.key === keyId);
+    const figure = (field: string) => row?.[field] ?? 0;
+    return {
+      issued: figure('challengesIssued'),
+      solved: figure('challengesSolved'),
+      failed: figure('challengesFailed'),
+      why: {
+        invalid: figure('challengesFailedInvalid'),
+        expired: figure('challengesFailedExpired'),
+        alreadyUsed: figure('challengesFailedAlreadyUsed'),
+        origin: figure('challengesFailedOrigin'),
+      },
+    };
   };
+  const NO_FAILURES = { invalid: 0, expired: 0, alreadyUsed: 0, origin: 0 };
 
   it('answers an ALTCHA v2 challenge: PBKDF2/SHA-256 at cost 1000, bound to the key, signed, valid five minutes', async () => {
     const before = Date.now();
@@ -131,7 +141,7 @@ describe('widget challenges (ALTCHA v2, PBKDF2/SHA-256 in counter mode)', () => 
     expectRateLimitHeaders(issued);
     expect(issued.body).toEqual({ nonce: expect.stringMatching(/^ghn_/), expiresAt: expect.any(String) });
     expectError(await redeem(altcha, shopKey.key, SHOP), 422, 'challenge_failed');
-    expect(await figures(shopKey.id)).toEqual({ issued: 1, solved: 1, failed: 1 });
+    expect(await figures(shopKey.id)).toEqual({ issued: 1, solved: 1, failed: 1, why: { ...NO_FAILURES, alreadyUsed: 1 } });
     const verdict = (await verify(issued.body.nonce).expect(200)).body;
     expect(verdict).toEqual({
       valid: true,
@@ -160,17 +170,18 @@ describe('widget challenges (ALTCHA v2, PBKDF2/SHA-256 in counter mode)', () => 
     await redeem(await signed(OLD_SECRET, { key: widget.id })).expect(201);
   });
 
-  describe('refuses with 422 challenge_failed: no nonce, one failure counted, nothing derived', () => {
+  describe('refuses with 422 challenge_failed: no nonce, one failure counted with its reason, nothing derived', () => {
     let key: { id: string; key: string };
     beforeAll(async () => (key = await account.createKey({ scopes: ['widget'] })));
 
-    const refused = async (altcha: string) => {
+    const refused = async (altcha: string, reason: keyof typeof NO_FAILURES = 'invalid') => {
       const [was, derived] = [await figures(key.id), await derivations()];
       const res = await redeem(altcha, key.key);
       expectError(res, 422, 'challenge_failed');
       expectRateLimitHeaders(res);
-      expect(await figures(key.id)).toEqual({ ...was, failed: was.failed + 1 });
+      expect(await figures(key.id)).toEqual({ ...was, failed: was.failed + 1, why: { ...was.why, [reason]: was.why[reason] + 1 } });
       expect(await derivations()).toBe(derived);
+      return res;
     };
     /** The untouched solution still gets its nonce: what was refused was the change, and it spent nothing. */
     const stillGood = async ({ altcha }: Solved) => {
@@ -231,8 +242,13 @@ describe('widget challenges (ALTCHA v2, PBKDF2/SHA-256 in counter mode)', () => 
       await stillGood(good);
     });
 
-    it('an expired challenge', async () => {
-      await refused(await signed(NEW_SECRET, { key: key.id }, { now: Date.now() - CHALLENGE_TTL_MS - 1000 }));
+    it('an expired challenge, told apart when it was solved', async () => {
+      const late = await signed(NEW_SECRET, { key: key.id }, { now: Date.now() - CHALLENGE_TTL_MS - 1000 });
+      expect((await refused(late, 'expired')).body.message).toBe(
+        'This challenge expired before its solution was sent; solve a new challenge.',
+      );
+      const { challenge, solution } = JSON.parse(Buffer.from(late, 'base64').toString()) as Pick<Solved, 'challenge' | 'solution'>;
+      await refused(altchaPayload(challenge, { ...solution, counter: solution.counter + 1 }), 'invalid');
       await redeem(await signed(NEW_SECRET, { key: key.id }, { now: Date.now() - CHALLENGE_TTL_MS + 30_000 }), key.key).expect(201);
     });
 
@@ -400,6 +416,10 @@ describe('widget challenges (ALTCHA v2, PBKDF2/SHA-256 in counter mode)', () => 
       challengesIssued: 2,
       challengesSolved: 1,
       challengesFailed: 2,
+      challengesFailedInvalid: 1,
+      challengesFailedExpired: 0,
+      challengesFailedAlreadyUsed: 0,
+      challengesFailedOrigin: 1,
       noncesValid: 0,
       noncesInvalid: 0,
       noncesUnknown: 0,

@@ -2135,10 +2135,34 @@ export interface components {
             challengesSolved: number;
             /**
              * Format: int32
-             * @description Solutions refused (challenge_failed: wrong, expired, reused, another key’s), and challenge requests refused for their origin (403: the page is not among the key’s allowedOrigins).
-             * @example 3
+             * @description Solutions refused (422 challenge_failed) and challenge requests refused for their origin (403): challengesFailedInvalid + challengesFailedExpired + challengesFailedAlreadyUsed + challengesFailedOrigin, and the failed ones counted before Gatehouse told their reasons apart.
+             * @example 6
              */
             challengesFailed: number;
+            /**
+             * Format: int32
+             * @description Solutions refused as wrong, forged, malformed or another key’s: what a bot guessing or replaying elsewhere sends.
+             * @example 2
+             */
+            challengesFailedInvalid: number;
+            /**
+             * Format: int32
+             * @description Correct solutions sent after their challenge expired (5 minutes after it was issued): a visitor who solved and then waited before submitting.
+             * @example 1
+             */
+            challengesFailedExpired: number;
+            /**
+             * Format: int32
+             * @description Solutions exchanged for a nonce before: a form sent twice, or a replay.
+             * @example 1
+             */
+            challengesFailedAlreadyUsed: number;
+            /**
+             * Format: int32
+             * @description Challenge requests refused for their origin (403): the page is not among the key’s allowedOrigins.
+             * @example 2
+             */
+            challengesFailedOrigin: number;
             /**
              * Format: int32
              * @description Nonces verified valid (their first verification).

@@ -46,12 +46,28 @@ const NONCE_FIGURES: WidgetFigure[] = [
   { field: 'noncesValid', label: 'Nonces valid', tone: 'good' },
   { field: 'noncesInvalid', label: 'Nonces invalid', tone: 'bad' },
 ];
-/** Why verifications answered invalid: the verify answer's `reason`s, in the words of the figure beneath "Nonces invalid". */
-const INVALID_REASONS: { field: WidgetField; label: string }[] = [
-  { field: 'noncesUnknown', label: 'Unknown' },
-  { field: 'noncesExpired', label: 'Expired' },
-  { field: 'noncesAlreadyUsed', label: 'Already used' },
-];
+const WIDGET_FIGURES = [...CHALLENGE_FIGURES, ...NONCE_FIGURES];
+type FigurePart = { field: WidgetField; label: string };
+/** The parts listed beneath a figure: why challenges failed, why verifications answered invalid (the API's reasons). */
+const FIGURE_PARTS: Partial<Record<WidgetField, { testId: string; parts: FigurePart[] }>> = {
+  challengesFailed: {
+    testId: 'failed-reasons',
+    parts: [
+      { field: 'challengesFailedInvalid', label: 'Wrong or forged' },
+      { field: 'challengesFailedExpired', label: 'Expired' },
+      { field: 'challengesFailedAlreadyUsed', label: 'Already used' },
+      { field: 'challengesFailedOrigin', label: 'Page not allowed' },
+    ],
+  },
+  noncesInvalid: {
+    testId: 'invalid-reasons',
+    parts: [
+      { field: 'noncesUnknown', label: 'Unknown' },
+      { field: 'noncesExpired', label: 'Expired' },
+      { field: 'noncesAlreadyUsed', label: 'Already used' },
+    ],
+  },
+};
 const TOP = 10;
 
 /**
@@ -319,13 +335,10 @@ function Widget({ range }: { range: Range }) {
     () => widget.data && { challenges: widgetSeries(widget.data, CHALLENGE_FIGURES), nonces: widgetSeries(widget.data, NONCE_FIGURES) },
     [widget.data],
   );
-  const totals = series && [...series.challenges, ...series.nonces].map((s) => ({ label: s.label, total: sum(s.values) }));
   const rows = widget.data?.rows ?? [];
+  const totals = series && [...series.challenges, ...series.nonces].map((s, i) => ({ ...WIDGET_FIGURES[i], total: sum(s.values) }));
+  const failed = sum(rows.map((r) => r.challengesFailed));
   const invalid = sum(rows.map((r) => r.noncesInvalid));
-  const reasons = INVALID_REASONS.map(({ field, label }) => ({ label, total: sum(rows.map((r) => r[field])) }));
-  // Verifications counted before their reasons were kept are in the total only.
-  const untold = invalid - sum(reasons.map((r) => r.total));
-  if (untold > 0) reasons.push({ label: 'Reason not recorded', total: untold });
   /** One chart per stage, so that no chart has two lines of the same meaning (colour). */
   const chart = (lines: ChartSeries[], what: string) => {
     if (!shown) return null;
@@ -358,20 +371,17 @@ function Widget({ range }: { range: Range }) {
               <div key={t.label}>
                 <dt>{t.label}</dt>
                 <dd>{t.total.toLocaleString()}</dd>
-                {t.label === 'Nonces invalid' && (
-                  <dd>
-                    <ul className="figure-parts" aria-label="Nonces invalid by reason" data-testid="invalid-reasons">
-                      {reasons.map((r) => (
-                        <li key={r.label}>
-                          <span>{r.label}</span> <span className="number">{r.total.toLocaleString()}</span>
-                        </li>
-                      ))}
-                    </ul>
-                  </dd>
-                )}
+                <FigureParts figure={t} rows={rows} />
               </div>
             ))}
           </dl>
+          {failed > 0 && (
+            <p className="hint">
+              A challenge failed as wrong or forged when what was sent did not solve it (or solved another key's), expired when it was
+              solved but sent more than 5 minutes after it was handed out, already used when its solution was sent again (a form sent twice,
+              or a replay), and page not allowed when a page outside the key's allowed origins asked for it.
+            </p>
+          )}
           {invalid > 0 && (
             <p className="hint">
               A nonce is unknown when Gatehouse did not issue it to this account (made up, damaged or another account's), expired when
@@ -389,5 +399,26 @@ function Widget({ range }: { range: Range }) {
         </>
       )}
     </section>
+  );
+}
+
+/** The reasons beneath a figure that has them, from the rows of the period. */
+function FigureParts({ figure, rows }: { figure: { field: WidgetField; label: string }; rows: readonly WidgetRow[] }) {
+  const of = FIGURE_PARTS[figure.field];
+  if (!of) return null;
+  const parts = of.parts.map(({ field, label }) => ({ label, total: sum(rows.map((r) => r[field])) }));
+  // Events counted before their reasons were kept are in the figure's total only.
+  const untold = sum(rows.map((r) => r[figure.field])) - sum(parts.map((p) => p.total));
+  if (untold > 0) parts.push({ label: 'Reason not recorded', total: untold });
+  return (
+    <dd>
+      <ul className="figure-parts" aria-label={`${figure.label} by reason`} data-testid={of.testId}>
+        {parts.map((p) => (
+          <li key={p.label}>
+            <span>{p.label}</span> <span className="number">{p.total.toLocaleString()}</span>
+          </li>
+        ))}
+      </ul>
+    </dd>
   );
 }

@@ -117,11 +117,36 @@ export class WidgetStatsRowDto {
 
   @ApiProperty({
     description:
-      'Solutions refused (challenge_failed: wrong, expired, reused, another key’s), and challenge requests refused for their origin (403: the page is not among the key’s allowedOrigins).',
+      'Solutions refused (422 challenge_failed) and challenge requests refused for their origin (403): challengesFailedInvalid + challengesFailedExpired + challengesFailedAlreadyUsed + challengesFailedOrigin, and the failed ones counted before Gatehouse told their reasons apart.',
     type: 'integer',
-    example: 3,
+    example: 6,
   })
   readonly challengesFailed!: number;
+
+  @ApiProperty({
+    description: 'Solutions refused as wrong, forged, malformed or another key’s: what a bot guessing or replaying elsewhere sends.',
+    type: 'integer',
+    example: 2,
+  })
+  readonly challengesFailedInvalid!: number;
+
+  @ApiProperty({
+    description:
+      'Correct solutions sent after their challenge expired (5 minutes after it was issued): a visitor who solved and then waited before submitting.',
+    type: 'integer',
+    example: 1,
+  })
+  readonly challengesFailedExpired!: number;
+
+  @ApiProperty({ description: 'Solutions exchanged for a nonce before: a form sent twice, or a replay.', type: 'integer', example: 1 })
+  readonly challengesFailedAlreadyUsed!: number;
+
+  @ApiProperty({
+    description: 'Challenge requests refused for their origin (403): the page is not among the key’s allowedOrigins.',
+    type: 'integer',
+    example: 2,
+  })
+  readonly challengesFailedOrigin!: number;
 
   @ApiProperty({ description: 'Nonces verified valid (their first verification).', type: 'integer', example: 97 })
   readonly noncesValid!: number;
