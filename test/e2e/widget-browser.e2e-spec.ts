@@ -524,7 +524,7 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
     SOLVE_TIMEOUT + 30_000,
   );
 
-  it('speaks the page’s language: German on a lang="de" page', async () => {
+  it('speaks the page’s language, why a check failed included: German on a lang="de" page', async () => {
     await withPage('widget-browser-de.png', async (page, pageErrors) => {
       await page.goto(`${allowedSite}/?lang=de`);
       await page.getByRole('checkbox', { name: 'Ich bin kein Roboter' }).waitFor();
@@ -533,6 +533,16 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
       await page.getByLabel('Email').fill('besucher@example.com');
       await page.getByRole('button', { name: 'Create account' }).click();
       await expect(page.getByRole('alert').textContent()).resolves.toBe('Überprüfung erforderlich!');
+      expect(pageErrors).toEqual([]);
+    });
+    // And why a check failed: a German page of a site the key does not allow.
+    await withPage('widget-browser-de-refused.png', async (page, pageErrors) => {
+      await page.goto(`${otherSite}/?lang=de`);
+      await page.getByRole('checkbox', { name: 'Ich bin kein Roboter' }).click();
+      await waitForEvent(page, UI_TIMEOUT);
+      await expect(page.getByRole('alert').textContent()).resolves.toBe(
+        'Auf dieser Website nicht zugelassen: Ihr Origin gehört nicht zu den erlaubten Origins des Gatehouse-Schlüssels.',
+      );
       expect(pageErrors).toEqual([]);
     });
   });

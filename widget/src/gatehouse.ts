@@ -18,6 +18,7 @@ import 'altcha/external';
 import altchaCss from 'altcha/altcha.css?raw';
 import pbkdf2Worker from 'altcha/workers/pbkdf2?raw';
 import type { Configuration, State, Strings } from 'altcha/types';
+import { reasonText } from './reasons';
 // ALTCHA's translations of its texts; English is built in. The page's <html lang>, or data-lang,
 // picks one (a language without its own file falls back to English).
 import 'altcha/i18n/ar';
@@ -127,11 +128,16 @@ function warmWorkers(): void {
   for (let i = 0; i < count; i++) spareWorkers.push(new Worker(workerUrl));
 }
 
-/** Every translation's footer names Gatehouse first; ALTCHA's own credit ("Protected by ALTCHA", translated) follows. */
-function brandFooters(): void {
+/** ALTCHA's translations of its texts, by its language codes (`en`, `de`, `pt-br`…). */
+function altchaTexts(): Record<string, Record<string, string>> {
   let all: Record<string, Record<string, string>> = {};
   $altcha.i18n.store.subscribe((value) => (all = value))();
-  for (const [language, strings] of Object.entries(all)) {
+  return all;
+}
+
+/** Every translation's footer names Gatehouse first; ALTCHA's own credit ("Protected by ALTCHA", translated) follows. */
+function brandFooters(): void {
+  for (const [language, strings] of Object.entries(altchaTexts())) {
     if (strings.footer?.startsWith('<strong>Gatehouse</strong>')) continue;
     $altcha.i18n.set(language, { ...strings, footer: `<strong>Gatehouse</strong> · ${strings.footer ?? ''}` });
   }
@@ -154,24 +160,6 @@ function refusal(res: Response, body: unknown, fallbackCode: string, what: strin
   const requestId = typeof b.requestId === 'string' ? `, request ${b.requestId}` : '';
   console.error(`Gatehouse: ${apiMessage} (${code}, HTTP ${res.status}${requestId})`);
   return { code, message: apiMessage, status: res.status };
-}
-
-/** What the visitor reads under the box for each failure: short, and what it is, never a generic "try later". */
-function reasonText(detail: ErrorDetail): string {
-  switch (detail.code) {
-    case 'insufficient_permissions':
-      return 'Not allowed on this site: its origin is not one of the Gatehouse key’s allowed origins.';
-    case 'invalid_api_key':
-      return 'This form’s Gatehouse key is invalid or revoked.';
-    case 'rate_limit_exceeded':
-      return 'Too many attempts from here. Wait a minute, then check the box again.';
-    case 'challenge_failed':
-      return 'The proof of work was refused. Check the box to try again.';
-    case 'network_error':
-      return 'Gatehouse could not be reached. Check your connection, then the box again.';
-    default:
-      return `The check did not complete (${detail.code}). Check the box to try again.`;
-  }
 }
 
 /** The form of the element's widget, its nonce field, and what the visitor reads and hears. */
@@ -260,18 +248,21 @@ class GatehouseWidget {
     this.reason.textContent = text;
   }
 
-  /** ALTCHA's texts in the language it shows (its own choice: data-lang, <html lang>, the browser's languages; else English). */
+  /** ALTCHA's texts in the language it shows. */
   private strings(): Strings {
-    let all: Record<string, Record<string, string>> = {};
-    $altcha.i18n.store.subscribe((value) => (all = value))();
-    const codes = Object.keys(all);
+    return altchaTexts()[this.language()] as unknown as Strings;
+  }
+
+  /** ALTCHA's code of the language it shows (its own choice: data-lang, <html lang>, the browser's languages; else English). */
+  private language(): string {
+    const codes = Object.keys(altchaTexts());
     for (const wanted of [this.host.dataset.lang, document.documentElement.lang, ...navigator.languages]) {
       if (!wanted) continue;
       const lang = wanted.toLowerCase();
-      const code = all[lang] ? lang : codes.find((c) => c.split('-')[0] === lang.split('-')[0]);
-      if (code !== undefined) return all[code] as unknown as Strings;
+      const code = codes.includes(lang) ? lang : codes.find((c) => c.split('-')[0] === lang.split('-')[0]);
+      if (code !== undefined) return code;
     }
-    return all.en as unknown as Strings;
+    return 'en';
   }
 
   /** ALTCHA's challenge request, with the widget's key; a refusal is remembered with the API's error code. */
@@ -384,7 +375,7 @@ class GatehouseWidget {
     this.clearNonce();
     this.pendingSubmit = undefined;
     if (setAltchaState) this.setAltchaState('error', `${detail.code}: ${detail.message}`);
-    this.showReason(reasonText(detail));
+    this.showReason(reasonText(detail.code, this.language()));
     this.host.dispatchEvent(new CustomEvent<ErrorDetail>('gatehouse:error', { bubbles: true, detail }));
   }
 
