@@ -210,8 +210,13 @@ export interface AppConfig {
   readonly logRequests: 'all' | 'errors' | 'none';
   /** After SIGTERM, how long /health/ready answers 503 before the server stops accepting. */
   readonly shutdownDrainMs: number;
-  /** Fastify's trustProxy: whose X-Forwarded-For to believe for the client IP. Unset: nobody's. */
-  readonly trustProxy: boolean | number | string;
+  /**
+   * Fastify's trustProxy: whose X-Forwarded-For to believe for the client IP. Unset: nobody's. A
+   * hop count is a function (trust the socket and the next hops - 1 addresses): Fastify 5.12
+   * turned a number into "trust nobody", which would silently put every client behind one proxy
+   * under the proxy's own limit.
+   */
+  readonly trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   /** Origins (normalised) whose pages may call JWT and public routes cross-origin (DASHBOARD_ORIGINS). */
   readonly dashboardOrigins: readonly string[];
   /**
@@ -243,6 +248,15 @@ export const APP_CONFIG = Symbol('APP_CONFIG');
 const PLACEHOLDER_SECRET = /^(?:change[-_ ]?me|secret|changeit|please[-_ ]?change|your[-_ ]?secret|x+$|0+$)/i;
 
 export class ConfigError extends Error {}
+
+/**
+ * TRUST_PROXY as a hop count: the client is the address `hops` steps back from the socket, as
+ * proxy-addr counts (0 is the socket's own address). Right when only the proxies can reach
+ * Gatehouse: a client that connects directly could name its own address.
+ */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
 
 function secureCookiesAt(url: URL): boolean {
   return !(url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1'));
@@ -330,7 +344,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
         : env.TRUST_PROXY === 'true'
           ? true
           : /^\d+$/.test(env.TRUST_PROXY)
-            ? Number(env.TRUST_PROXY)
+            ? trustHops(Number(env.TRUST_PROXY))
             : env.TRUST_PROXY,
     dashboardOrigins: normalizedDashboardOrigins,
     serviceOrigins: [...new Set([new URL(publicUrl).origin, ...normalizedDashboardOrigins])],

@@ -89,4 +89,14 @@ describe('client IP for anonymous limits', () => {
       await t.close();
     }
   }, 60_000);
+  it('with a hop count, takes the address the proxy appended, not what the client wrote before it', async () => {
+    const t = await startApp({ TRUST_PROXY: '1' });
+    try {
+      expect((await hit(t, '198.51.100.7, 203.0.113.1')).headers['x-ratelimit-remaining']).toBe('29');
+      expect((await hit(t, '198.51.100.8, 203.0.113.1')).headers['x-ratelimit-remaining']).toBe('28');
+      expect((await hit(t, '198.51.100.7, 203.0.113.2')).headers['x-ratelimit-remaining']).toBe('29');
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
 });
