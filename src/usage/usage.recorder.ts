@@ -30,8 +30,7 @@ export const invalidNonceTally = (reason: 'unknown' | 'expired' | 'already_used'
  * challenge expired), `already_used` (a solution exchanged before), `origin` (the challenge request
  * came from a page not among the key's allowed origins).
  */
-export const CHALLENGE_FAILURES = ['invalid', 'expired', 'already_used', 'origin'] as const;
-export type ChallengeFailure = (typeof CHALLENGE_FAILURES)[number];
+export type ChallengeFailure = 'invalid' | 'expired' | 'already_used' | 'origin';
 export const failedChallengeTally = (reason: ChallengeFailure): string => `challenge_failed:${reason}`;
 
 export const USAGE_RETENTION_MS = 400 * 24 * 3600_000;
