@@ -17,11 +17,15 @@
 // the instructions the server executes per request with `perf stat` where the kernel allows it:
 // they move by ~1% between measurements where req/s moves by 10–25% (docs/PERFORMANCE.md).
 //
-// Options: --rounds N (default 4), --duration S (per measurement, default 4), --scenario allowed|limited|jwt|verify.
+// Options: --rounds N (default 4), --duration S (per measurement, default 4), --scenario allowed|limited|jwt|verify,
+// --load wrk: the timed runs' load comes from wrk (Debian's package; one thread, 50 connections, on the load core)
+// instead of autocannon in this process. wrk costs its core several times less a request, so the server's core,
+// not the load generator, sets the pace even for the bare reference; warm-ups stay autocannon's.
 // `jwt` is GET /auth/me rotating the tokens of 400 members (each signed in by invitation, as bench/run.js's
 // JWT scenario), within their allowance at up to ~4,000 req/s; not with the bare or floor sides. `verify` is
 // POST /nonces/verify of a made-up nonce with the keys: a request with a JSON body, answered `unknown` from
-// its signature alone (no database); not with the bare or floor sides.
+// its signature alone (no database); a `floor:stack*` side answers the same request from its own verify route
+// (the stack's cost of a validated JSON body), and `bare` stays the GET reference the targets' ratios are of.
 //
 // --callgrind, for machines where perf cannot count (`perf stat -e instructions true` says "not
 // supported"): every side runs under valgrind's callgrind instead, and each round counts the
@@ -38,6 +42,9 @@
 // rounds each side is counted once more and its dump read by bench/callgrind-report.js into
 // DIR/<side>.md: where its instructions went, by package and by function (the dump and the perf
 // map are kept beside it: `node bench/callgrind-report.js` reads them again).
+// --cpu-profile DIR (timed runs): the servers run with bench/cpu-profile-preload.js, and after the rounds each
+// side is profiled by V8's sampling profiler over 8 s of the same load; DIR/<side>.cpuprofile, and
+// DIR/compare.md: self time by module in µs a request, side by side (real time, kernel excluded).
 // Not with `:pg` sides: tried once, the app under valgrind answered 503 while the bench created its
 // keys (probably a client timeout toward PostgreSQL or Redis at that pace; not investigated).
 const { execFileSync, spawn } = require('node:child_process');
@@ -46,6 +53,7 @@ const os = require('node:os');
 const path = require('node:path');
 const L = require('./lib');
 const { report } = require('./callgrind-report');
+const { summarize } = require('./profile');
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -59,12 +67,18 @@ const MADE_UP_NONCE = JSON.stringify({ nonce: 'ghn_made-up-by-the-benchmark' });
 const CALLGRIND = argv.includes('--callgrind') && argv.splice(argv.indexOf('--callgrind'), 1).length > 0;
 const REQUESTS = Number(option('requests', 4000));
 if (CALLGRIND) L.setRequestTimeout(600_000);
+const LOAD = option('load', 'autocannon');
 const PROFILE = option('profile', undefined);
 if (PROFILE && !CALLGRIND) {
   console.error('bench:ab: --profile needs --callgrind');
   process.exit(2);
 }
-const PROFILE_FLAGS = PROFILE ? ['--perf-basic-prof'] : [];
+const CPU_PROFILE = option('cpu-profile', undefined);
+if (CPU_PROFILE && CALLGRIND) {
+  console.error('bench:ab: --cpu-profile is for timed runs, not --callgrind (use --profile there)');
+  process.exit(2);
+}
+const PROFILE_FLAGS = PROFILE ? ['--perf-basic-prof'] : CPU_PROFILE ? ['-r', path.join(__dirname, 'cpu-profile-preload.js')] : [];
 if (CALLGRIND && argv.some((spec) => spec.split(':')[1] === 'pg')) {
   console.error('bench:ab: --callgrind measures the embedded default only (see the comment at the top of bench/ab.js)');
   process.exit(2);
@@ -190,6 +204,7 @@ async function dropDatabases() {
 async function main() {
   L.pinSelfToLoadCore();
   L.setLogDir(tmpRoot);
+  L.setLoadGenerator(LOAD);
   if (CALLGRIND) {
     const out = path.join(tmpRoot, 'callgrind.%p');
     L.setWrapper(
@@ -222,13 +237,19 @@ async function main() {
         rev === 'bare'
           ? await L.startBare(PROFILE_FLAGS)
           : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` }, flags);
+      const verify = SCENARIO === 'verify' && rev === 'floor';
       const opts = () => ({
         url: `http://${L.HOST}:${server.port}`,
-        requests: floorKeys.map((k) => ({
-          method: 'GET',
-          path: rev === 'bare' ? '/' : '/api/v1/public/ping',
-          headers: { 'x-api-key': k },
-        })),
+        requests: floorKeys.map((k) =>
+          verify
+            ? {
+                method: 'POST',
+                path: '/api/v1/nonces/verify',
+                headers: { 'x-api-key': k, 'content-type': 'application/json' },
+                body: MADE_UP_NONCE,
+              }
+            : { method: 'GET', path: rev === 'bare' ? '/' : '/api/v1/public/ping', headers: { 'x-api-key': k } },
+        ),
       });
       await L.cannon({ ...opts(), ...(CALLGRIND ? warm : { duration: 5 }) });
       process.kill(server.pid, 'SIGSTOP');
@@ -310,6 +331,7 @@ async function main() {
       L.log(`${side.spec}: profile in ${out}`);
     }
   }
+  if (CPU_PROFILE) await cpuProfiles(sides);
   if (CALLGRIND) {
     console.log(`\n${SCENARIO} path, callgrind, ${ROUNDS} rounds of ${REQUESTS} requests; main thread\n`);
     console.log('| build | k instructions/req, median [each round] | lowest |');
@@ -338,6 +360,46 @@ async function main() {
     );
   }
   for (const s of sides) await L.stop(s.app.child);
+}
+
+/** --cpu-profile: each side profiled over 8 s of load (after 2 s of it), and the modules' self time a request compared. */
+async function cpuProfiles(sides) {
+  fs.mkdirSync(CPU_PROFILE, { recursive: true });
+  const perModule = [];
+  for (const side of sides) {
+    const out = path.join(os.tmpdir(), `cpu-${side.app.pid}.cpuprofile`);
+    fs.rmSync(out, { force: true });
+    process.kill(side.app.pid, 'SIGCONT');
+    await L.cannon({ ...side.opts(), duration: 2 });
+    process.kill(side.app.pid, 'SIGWINCH');
+    const r = await L.cannon({ ...side.opts(), duration: 8 });
+    process.kill(side.app.pid, 'SIGWINCH');
+    for (let i = 0; i < 100 && !fs.existsSync(out); i++) await L.sleep(100);
+    await L.sleep(500);
+    process.kill(side.app.pid, 'SIGSTOP');
+    const name = path.join(CPU_PROFILE, side.spec.replace(/[^\w.=-]+/g, '_'));
+    fs.copyFileSync(out, `${name}.cpuprofile`);
+    fs.rmSync(out);
+    const summary = summarize(JSON.parse(fs.readFileSync(`${name}.cpuprofile`, 'utf8')), Infinity);
+    perModule.push(new Map(summary.modules.map((m) => [m.name, (m.ms * 1000) / r.requests.total])));
+    L.log(`${side.spec}: CPU profile of ${r.requests.total} requests in ${name}.cpuprofile`);
+  }
+  const modules = [...new Set(perModule.flatMap((m) => [...m.keys()]))];
+  const spread = (m) => Math.max(...perModule.map((p) => p.get(m) ?? 0)) - Math.min(...perModule.map((p) => p.get(m) ?? 0));
+  modules.sort((a, b) => spread(b) - spread(a));
+  const rows = modules.map((m) => `| ${m} | ${perModule.map((p) => (p.get(m) ?? 0).toFixed(2)).join(' | ')} |`);
+  const totals = perModule.map((p) => [...p.values()].reduce((a, b) => a + b, 0).toFixed(2));
+  const table = [
+    `| module (self time, µs a request) | ${sides.map((s) => s.spec).join(' | ')} |`,
+    `|---|${sides.map(() => '---|').join('')}`,
+    ...rows,
+    `| **total** | ${totals.join(' | ')} |`,
+  ].join('\n');
+  fs.writeFileSync(
+    path.join(CPU_PROFILE, 'compare.md'),
+    `# ${SCENARIO} path: V8 CPU profiles, 8 s of load each (bench/ab.js --cpu-profile)\n\n${table}\n`,
+  );
+  L.log(`modules compared in ${path.join(CPU_PROFILE, 'compare.md')}`);
 }
 
 async function finish(code) {

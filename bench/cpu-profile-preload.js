@@ -1,5 +1,6 @@
 'use strict';
-// Preloaded into the app by bench/run.js (`node -r bench/cpu-profile-preload.js dist/main.js`).
+// Preloaded into the app by bench/run.js and bench/ab.js --cpu-profile (`node -r bench/cpu-profile-preload.js dist/main.js`);
+// the profile goes to CPU_PROFILE_OUT, else to <tmpdir>/cpu-<pid>.cpuprofile.
 // The same V8 sampling profiler as `node --cpu-prof`, but started and stopped by SIGWINCH, so the
 // profile covers only the load window and is written even though Nest ends the process by
 // re-raising SIGTERM (--cpu-prof writes only on a normal exit). Not SIGUSR2: Nest's
@@ -7,7 +8,7 @@
 const fs = require('node:fs');
 const inspector = require('node:inspector');
 
-const out = process.env.CPU_PROFILE_OUT;
+const out = process.env.CPU_PROFILE_OUT || require('node:path').join(require('node:os').tmpdir(), `cpu-${process.pid}.cpuprofile`);
 const interval = Number(process.env.CPU_PROFILE_INTERVAL_US || 250);
 const session = new inspector.Session();
 session.connect();

@@ -28,13 +28,17 @@
 //                                             passport and the throttler — sha256 key look-up, in-memory
 //                                             counter, three X-RateLimit-* headers (hook), or the
 //                                             contract's response head as stack-contract's (hook-contract)
+// Every stack mode also answers POST /api/v1/nonces/verify (bench/ab.js --scenario verify): a JSON body of one
+// field through Nest's ValidationPipe (class-validator: IsString, MaxLength; unknown fields refused, as
+// Gatehouse's pipe does) and the same guards, answered { valid: false, reason: 'unknown' } — what the stack
+// costs a verification before Gatehouse reads the nonce.
 // `guard` is the "Nest+Fastify guard" row of the table the performance targets were set from: the
 // least an authenticated, rate-limited Nest route can cost here; `guard-redis` its "counter in Redis
 // (atomic Lua, EVALSHA)" row, the Redis reference of docs/PERFORMANCE.md. Listens on
 // 127.0.0.1 only. Plain CommonJS: decorators applied by hand.
 require('reflect-metadata');
 const { createHash, randomUUID } = require('node:crypto');
-const { Controller, Get, Module } = require('@nestjs/common');
+const { Body, Controller, Get, HttpCode, Module, Post, ValidationPipe } = require('@nestjs/common');
 const { APP_GUARD, NestFactory } = require('@nestjs/core');
 const { FastifyAdapter } = require('@nestjs/platform-fastify');
 
@@ -50,6 +54,25 @@ class PingController {
 }
 Controller('api/v1/public')(PingController);
 Get('ping')(PingController.prototype, 'ping', Object.getOwnPropertyDescriptor(PingController.prototype, 'ping'));
+
+class VerifyBody {}
+class VerifyController {
+  verify() {
+    return { valid: false, reason: 'unknown' };
+  }
+}
+/** Decorators by hand, as TypeScript would apply them (plain CommonJS here). */
+function declareVerifyRoute() {
+  const { IsString, MaxLength } = require('class-validator');
+  IsString()(VerifyBody.prototype, 'nonce');
+  MaxLength(512)(VerifyBody.prototype, 'nonce');
+  Controller('api/v1/nonces')(VerifyController);
+  const verify = Object.getOwnPropertyDescriptor(VerifyController.prototype, 'verify');
+  Reflect.defineMetadata('design:paramtypes', [VerifyBody], VerifyController.prototype, 'verify');
+  Body()(VerifyController.prototype, 'verify', 0);
+  HttpCode(200)(VerifyController.prototype, 'verify', verify);
+  Post('verify')(VerifyController.prototype, 'verify', verify);
+}
 
 /** Keys are registered on first sight (the bench's keys are not known here); the look-up is the point. */
 const keys = new Map();
@@ -197,9 +220,10 @@ function imports() {
 }
 
 class FloorModule {}
+if (mode.startsWith('stack')) declareVerifyRoute();
 Module({
   imports: imports(),
-  controllers: [PingController],
+  controllers: mode.startsWith('stack') ? [PingController, VerifyController] : [PingController],
   providers: mode === 'route' ? [] : mode.startsWith('stack') ? stackProviders() : [{ provide: APP_GUARD, useClass: KeyGuard }],
 })(FloorModule);
 
@@ -207,6 +231,7 @@ Module({
   const contract = mode === 'stack-contract' || mode === 'hook-contract';
   const adapter = new FastifyAdapter(contract ? { genReqId: () => randomUUID() } : {});
   const app = await NestFactory.create(FloorModule, adapter, { logger: false });
+  if (mode.startsWith('stack')) app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (contract) {
     app
       .getHttpAdapter()

@@ -362,7 +362,89 @@ async function setupAccount(port, { keyCount, userCount }) {
 
 // ---------------------------------------------------------------- autocannon
 
+/** The load generator of timed runs: 'autocannon' (in this process) or 'wrk' (bench/ab.js --load wrk). */
+let loadGenerator = 'autocannon';
+const setLoadGenerator = (name) => {
+  if (name !== 'autocannon' && name !== 'wrk') throw new Error(`unknown load generator ${name}`);
+  if (name === 'wrk') {
+    try {
+      execFileSync('wrk', ['-v'], { stdio: 'ignore' }); // prints its version, exits 1
+    } catch (err) {
+      if (err.code === 'ENOENT') throw new Error('wrk is not installed: apt-get install wrk', { cause: err });
+    }
+  }
+  loadGenerator = name;
+};
+
+const luaString = (s) => `"${String(s).replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\n')}"`;
+
+/**
+ * A timed run of `wrk` (one thread, on this process's core): the same requests as autocannon's, in
+ * turn, prepared once in its Lua `init`, so that it does no per-request work beyond HTTP. Returns
+ * what measure() reads of an autocannon result; status codes only as 2xx/3xx and others.
+ */
+async function wrkRun(opts) {
+  const dir = fs.mkdtempSync(path.join(logDir, 'wrk-'));
+  const script = path.join(dir, 'requests.lua');
+  const requests = (opts.requests ?? [{ method: 'GET', path: new URL(opts.url).pathname }]).map((r) => {
+    const headers = Object.entries(r.headers ?? {})
+      .map(([k, v]) => `[${luaString(k)}] = ${luaString(v)}`)
+      .join(', ');
+    return `wrk.format(${luaString(r.method ?? 'GET')}, ${luaString(r.path ?? '/')}, { ${headers} }${r.body === undefined ? '' : `, ${luaString(r.body)}`})`;
+  });
+  fs.writeFileSync(
+    script,
+    `local built, i = {}, 0
+function init(args)
+  local list = { ${requests.join(',\n    ')} }
+  for _, r in ipairs(list) do built[#built + 1] = r end
+end
+function request()
+  i = i % #built + 1
+  return built[i]
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK {"total":%d,"us":%d,"p50":%d,"p99":%d,"other":%d,"errors":%d,"timeouts":%d}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), e.status, e.connect + e.read + e.write, e.timeout))
+end
+`,
+  );
+  const origin = new URL(opts.url).origin;
+  const args = [
+    '-t1',
+    `-c${opts.connections ?? 50}`,
+    `-d${Math.max(1, Math.round(opts.duration))}s`,
+    '--timeout',
+    '10s',
+    '-s',
+    script,
+    origin,
+  ];
+  const out = await new Promise((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.stderr.on('data', (d) => (text += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text}`))));
+  });
+  fs.rmSync(dir, { recursive: true, force: true });
+  const line = out.split('\n').find((l) => l.startsWith('WRK '));
+  if (!line) throw new Error(`wrk printed no summary: ${out}`);
+  const r = JSON.parse(line.slice(4));
+  return {
+    requests: { total: r.total },
+    duration: r.us / 1e6,
+    latency: { p50: r.p50 / 1000, p99: r.p99 / 1000 },
+    statusCodeStats: { '2xx/3xx': { count: r.total - r.other }, other: { count: r.other } },
+    errors: r.errors,
+    timeouts: r.timeouts,
+  };
+}
+
 function cannon(opts) {
+  if (loadGenerator === 'wrk' && opts.duration !== undefined && opts.amount === undefined) return wrkRun(opts);
   return new Promise((resolve, reject) => {
     const instance = autocannon({ connections: 50, timeout: 10, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
     instance.on('error', () => {}); // counted in result.errors
@@ -527,6 +609,7 @@ module.exports = {
   pool,
   setupAccount,
   cannon,
+  setLoadGenerator,
   measure,
   inTurns,
   median,
