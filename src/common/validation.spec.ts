@@ -1,6 +1,6 @@
 import { ArgumentMetadata } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
+import { getMetadataStorage, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
 import { AppError } from './errors/app-error';
 import { createValidationPipe, MAX_INPUT_DEPTH } from './validation';
 
@@ -93,5 +93,29 @@ describe('createValidationPipe', () => {
   it('keeps well-formed text, surrogate pairs included', async () => {
     const value = await createValidationPipe().transform({ name: 'rocket \ud83d\ude80' }, body);
     expect(value.name).toBe('rocket 🚀');
+  });
+
+  it('looks a DTO’s rules up once, and sees rules registered later, an inherited one included', async () => {
+    const pipe = createValidationPipe();
+    const storage = getMetadataStorage();
+    const first = storage.getTargetValidationMetadatas(CreateThingDto, undefined as unknown as string, false, false);
+    expect(storage.getTargetValidationMetadatas(CreateThingDto, undefined as unknown as string, false, false)).toBe(first);
+
+    // Declared after the first look-ups: its rules and its parent's apply.
+    class RenameThingDto extends CreateThingDto {
+      @IsString()
+      readonly reason!: string;
+    }
+    const rename: ArgumentMetadata = { type: 'body', metatype: RenameThingDto };
+    await expect(pipe.transform({ name: 'web', reason: 'clearer' }, rename)).resolves.toBeInstanceOf(RenameThingDto);
+    await expect(pipe.transform({ name: 7 }, rename)).rejects.toMatchObject({
+      details: expect.arrayContaining([
+        { field: 'name', message: expect.stringContaining('string') },
+        { field: 'reason', message: expect.stringContaining('string') },
+      ]),
+    });
+    await expect(pipe.transform({ name: 'web', reason: 'x', extra: 1 }, rename)).rejects.toMatchObject({
+      details: [{ field: 'extra', message: expect.stringContaining('should not exist') }],
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ValidateIf } from 'class-validator';
+import { getMetadataStorage, type MetadataStorage, ValidateIf } from 'class-validator';
 import { AppError, ErrorDetail } from './errors/app-error';
 
 /**
@@ -68,7 +68,54 @@ class AppValidationPipe extends ValidationPipe {
   }
 }
 
+type ValidationMetadata = ReturnType<MetadataStorage['getTargetValidationMetadatas']>[number];
+
+/**
+ * class-validator looks a DTO's rules up anew on every validation, testing every decorated class
+ * for an ancestor of it (typestack/class-validator#2686): with Gatehouse's DTOs loaded, a fifth of
+ * the validation of a one-field body (4.9 → 4.0 µs kept). A class's rules are all registered when
+ * its module loads, so the look-up is kept per class and options, with its grouping by property;
+ * registering any rule forgets them all. Look-ups with groups or a schema (Gatehouse uses neither)
+ * are left to class-validator. What is kept is frozen: class-validator only reads it.
+ */
+function rememberRuleLookups(): void {
+  const storage = getMetadataStorage();
+  const lookUp = storage.getTargetValidationMetadatas.bind(storage);
+  const group = storage.groupByPropertyName.bind(storage);
+  const register = storage.addValidationMetadata.bind(storage);
+  let rules = new WeakMap<object, ValidationMetadata[][]>();
+  let grouped = new WeakMap<ValidationMetadata[], ReturnType<typeof group>>();
+  storage.addValidationMetadata = (metadata) => {
+    rules = new WeakMap();
+    grouped = new WeakMap();
+    register(metadata);
+  };
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    if (schema !== undefined || (groups !== undefined && groups.length > 0)) return lookUp(target, schema, always, strictGroups, groups);
+    let byOptions = rules.get(target);
+    if (byOptions === undefined) rules.set(target, (byOptions = []));
+    const slot = (always ? 2 : 0) + (strictGroups ? 1 : 0);
+    return (byOptions[slot] ??= Object.freeze(lookUp(target, schema, always, strictGroups, groups)) as ValidationMetadata[]);
+  };
+  storage.groupByPropertyName = (metadata) => {
+    if (!Object.isFrozen(metadata)) return group(metadata);
+    let byProperty = grouped.get(metadata);
+    if (byProperty === undefined) {
+      byProperty = group(metadata);
+      for (const list of Object.values(byProperty)) Object.freeze(list);
+      grouped.set(metadata, Object.freeze(byProperty));
+    }
+    return byProperty;
+  };
+}
+
+let ruleLookupsRemembered = false;
+
 export function createValidationPipe(): ValidationPipe {
+  if (!ruleLookupsRemembered) {
+    rememberRuleLookups();
+    ruleLookupsRemembered = true;
+  }
   return new AppValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
