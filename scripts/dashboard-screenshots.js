@@ -24,7 +24,8 @@ const PAGES = [
         .getByText('delivered')
         .waitFor(),
   },
-  { path: '/analytics', file: 'analytics.png', ready: (page) => page.locator('canvas').first().waitFor() },
+  // The whole page: its charts, then the widget's figures below the fold.
+  { path: '/analytics', file: 'analytics.png', fullPage: true, ready: (page) => page.locator('canvas').first().waitFor() },
   {
     path: '/team?tab=invitations',
     file: 'team.png',
@@ -99,11 +100,11 @@ async function main() {
     const context = await L.dashboardContext(browser, login, { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     fs.mkdirSync(OUT, { recursive: true });
-    for (const { path: pagePath, file, ready } of PAGES) {
+    for (const { path: pagePath, file, ready, fullPage = false } of PAGES) {
       await page.goto(`http://${L.HOST}:${app.port}${pagePath}`);
       await ready(page);
       await page.waitForTimeout(300); // let charts finish their first paint
-      await page.screenshot({ path: path.join(OUT, file) });
+      await page.screenshot({ path: path.join(OUT, file), fullPage });
       L.log(`docs/screenshots/${file}`);
     }
     // "Protect a form", its "Try it" run through with the widget key and the verify key made above. At
