@@ -10,7 +10,7 @@ async function bootstrap(): Promise<void> {
   keepTickObjectShape(); // before the embedded database starts (see tick-shape.ts)
   const config = loadConfig();
   const app = await createApp(config);
-  await app.listen({ port: config.port, host: '0.0.0.0' });
+  await app.listen({ port: config.port, host: config.listenAddress });
   // One line for a person, on stderr beside the JSON logs on stdout.
   const base = `http://localhost:${config.port}`;
   process.stderr.write(

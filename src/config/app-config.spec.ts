@@ -7,6 +7,7 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.env).toBe('development');
     expect(config.port).toBe(3000);
+    expect(config.listenAddress).toBe('0.0.0.0');
     expect(config.dataDir).toBe('./data');
     expect(config.databaseUrl).toBeUndefined();
     expect(config.redis).toBeUndefined();
@@ -29,12 +30,15 @@ describe('loadConfig', () => {
   it('reads numbers and URLs from the environment', () => {
     const config = loadConfig({
       PORT: '8080',
+      LISTEN_ADDRESS: '127.0.0.1',
       JWT_EXPIRES_IN: '3600',
       DATABASE_URL: 'postgresql://u@db/gh',
       REDIS_URL: 'rediss://cache:6380',
       DATA_DIR: '/var/lib/gh',
     });
     expect(config.port).toBe(8080);
+    expect(config.listenAddress).toBe('127.0.0.1');
+    expect(loadConfig({ LISTEN_ADDRESS: '::' }).listenAddress).toBe('::');
     expect(config.jwt.expiresIn).toBe(3600);
     expect(config.databaseUrl).toBe('postgresql://u@db/gh');
     expect(config.redis).toEqual({ url: 'rediss://cache:6380', cluster: false });
@@ -49,6 +53,8 @@ describe('loadConfig', () => {
     ['PORT', 'abc'],
     ['PORT', '70000'],
     ['PORT', '-1'],
+    ['LISTEN_ADDRESS', 'localhost'],
+    ['LISTEN_ADDRESS', '127.0.0.1:3000'],
     ['JWT_EXPIRES_IN', '10'],
     ['JWT_EXPIRES_IN', 'soon'],
     ['DATABASE_URL', 'mysql://x'],

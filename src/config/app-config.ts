@@ -1,5 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
+import { IsIn, IsInt, IsIP, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 import type { RedisTarget } from '../common/redis-client';
 import { normalizeOrigin } from '../cors/origins';
 
@@ -59,6 +59,18 @@ class EnvironmentVariables {
   @Min(0)
   @Max(65535)
   PORT: number = 3000;
+
+  /**
+   * The address Gatehouse listens on (and METRICS_PORT's listener too): every IPv4 interface by
+   * default, as a container needs; 127.0.0.1 keeps it to this machine (behind a proxy on the same
+   * host, or a laptop on a shared network). An address, not a name: `localhost` may resolve to ::1
+   * alone, which 127.0.0.1 clients cannot reach.
+   */
+  @IsIP(undefined, {
+    message:
+      'LISTEN_ADDRESS must be an IP address to listen on: 0.0.0.0 (every IPv4 interface), :: (every interface) or 127.0.0.1 (this machine only)',
+  })
+  LISTEN_ADDRESS: string = '0.0.0.0';
 
   @IsString()
   @MinLength(1)
@@ -157,6 +169,8 @@ export const IN_MEMORY = 'memory://';
 export interface AppConfig {
   readonly env: 'development' | 'production' | 'test';
   readonly port: number;
+  /** The address the HTTP listeners bind (LISTEN_ADDRESS). */
+  readonly listenAddress: string;
   readonly dataDir: string;
   /** Unset: embedded PGlite under dataDir. */
   readonly databaseUrl?: string;
@@ -317,6 +331,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     env: env.NODE_ENV as AppConfig['env'],
     port: env.PORT,
+    listenAddress: env.LISTEN_ADDRESS,
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     redis: env.REDIS_URL === undefined ? undefined : { url: env.REDIS_URL, cluster: env.REDIS_CLUSTER === 'true' },

@@ -70,7 +70,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, '0.0.0.0', () => resolve());
+      server.listen(port, this.config.listenAddress, () => resolve());
     });
     this.server = server;
     this.logger.log(`Metrics on port ${port} at /metrics`);
