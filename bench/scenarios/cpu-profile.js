@@ -31,7 +31,7 @@ async function profileUnderLoad(server, out, keys) {
  * own floor run as Gatehouse runs it (floor-server.js stack-lean), under the same load.
  */
 async function runProfile() {
-  const preload = ['-r', path.join(__dirname, 'cpu-profile-preload.js')];
+  const preload = ['-r', path.join(__dirname, '..', 'cpu-profile-preload.js')];
   const out = path.join(tmpRoot, 'ping.cpuprofile');
   const env = await MODES.embedded.prepare();
   const app = await L.startApp(L.appEnv({ ...env, CPU_PROFILE_OUT: out }), preload);
