@@ -367,22 +367,17 @@ async function cpuProfiles(sides) {
   fs.mkdirSync(CPU_PROFILE, { recursive: true });
   const perModule = [];
   for (const side of sides) {
-    const out = path.join(os.tmpdir(), `cpu-${side.app.pid}.cpuprofile`);
+    const out = path.join(os.tmpdir(), `cpu-${side.app.pid}.cpuprofile`); // the preload's file without CPU_PROFILE_OUT
     fs.rmSync(out, { force: true });
     process.kill(side.app.pid, 'SIGCONT');
-    await L.cannon({ ...side.opts(), duration: 2 });
-    process.kill(side.app.pid, 'SIGWINCH');
-    const r = await L.cannon({ ...side.opts(), duration: 8 });
-    process.kill(side.app.pid, 'SIGWINCH');
-    for (let i = 0; i < 100 && !fs.existsSync(out); i++) await L.sleep(100);
-    await L.sleep(500);
+    const { profile, requests } = await L.profileUnderLoad(side.app.pid, side.opts(), out, 2);
     process.kill(side.app.pid, 'SIGSTOP');
     const name = path.join(CPU_PROFILE, side.spec.replace(/[^\w.=-]+/g, '_'));
     fs.copyFileSync(out, `${name}.cpuprofile`);
     fs.rmSync(out);
-    const summary = summarize(JSON.parse(fs.readFileSync(`${name}.cpuprofile`, 'utf8')), Infinity);
-    perModule.push(new Map(summary.modules.map((m) => [m.name, (m.ms * 1000) / r.requests.total])));
-    L.log(`${side.spec}: CPU profile of ${r.requests.total} requests in ${name}.cpuprofile`);
+    const summary = summarize(profile, Infinity);
+    perModule.push(new Map(summary.modules.map((m) => [m.name, (m.ms * 1000) / requests])));
+    L.log(`${side.spec}: CPU profile of ${requests} requests in ${name}.cpuprofile`);
   }
   const modules = [...new Set(perModule.flatMap((m) => [...m.keys()]))];
   const spread = (m) => Math.max(...perModule.map((p) => p.get(m) ?? 0)) - Math.min(...perModule.map((p) => p.get(m) ?? 0));

@@ -396,8 +396,7 @@ async function wrkRun(opts) {
     script,
     `local built, i = {}, 0
 function init(args)
-  local list = { ${requests.join(',\n    ')} }
-  for _, r in ipairs(list) do built[#built + 1] = r end
+  built = { ${requests.join(',\n    ')} }
 end
 function request()
   i = i % #built + 1
@@ -441,6 +440,20 @@ end
     errors: r.errors,
     timeouts: r.timeouts,
   };
+}
+
+/**
+ * A V8 profile of `pid` (started with bench/cpu-profile-preload.js, which writes it to `out`) over 8 s
+ * of `opts`'s load, after `warmupS` seconds of it: the profile, and the requests and req/s of its window.
+ */
+async function profileUnderLoad(pid, opts, out, warmupS) {
+  await cannon({ ...opts, duration: warmupS });
+  process.kill(pid, 'SIGWINCH');
+  const r = await cannon({ ...opts, duration: 8 });
+  process.kill(pid, 'SIGWINCH');
+  for (let i = 0; i < 100 && !fs.existsSync(out); i++) await sleep(100);
+  await sleep(500);
+  return { profile: JSON.parse(fs.readFileSync(out, 'utf8')), requests: r.requests.total, rps: r.requests.total / r.duration };
 }
 
 function cannon(opts) {
@@ -610,6 +623,7 @@ module.exports = {
   setupAccount,
   cannon,
   setLoadGenerator,
+  profileUnderLoad,
   measure,
   inTurns,
   median,

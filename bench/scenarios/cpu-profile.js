@@ -15,15 +15,9 @@ const KEPT_PROFILE = path.join(os.tmpdir(), 'gatehouse-bench-ping.cpuprofile'); 
  * (~3 ms of CPU each on the embedded default), and those must be over before the window opens.
  */
 async function profileUnderLoad(server, out, keys) {
-  const opts = pingAllowed(server, keys)();
-  await L.cannon({ ...opts, duration: 10 });
-  process.kill(server.pid, 'SIGWINCH');
-  const r = await L.cannon({ ...opts, duration: 8 });
-  process.kill(server.pid, 'SIGWINCH');
-  for (let i = 0; i < 100 && !fs.existsSync(out); i++) await L.sleep(100);
-  await L.sleep(500);
+  const profiled = await L.profileUnderLoad(server.pid, pingAllowed(server, keys)(), out, 10);
   await L.stop(server.child);
-  return { profile: JSON.parse(fs.readFileSync(out, 'utf8')), requests: r.requests.total, rps: r.requests.total / r.duration };
+  return profiled;
 }
 
 /**
