@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { AddressInfo, connect } from 'node:net';
 import { eventually } from '../utils/eventually';
 import { startApp } from '../utils/test-app';
+import { Lifecycle } from '../../src/health/lifecycle.service';
 
 describe('/health', () => {
   it('separates liveness from readiness, and turns not ready first when stopping', async () => {
@@ -62,6 +63,35 @@ describe('/health', () => {
       'x-ratelimit-remaining': '29',
       'x-ratelimit-reset': expect.any(String),
     });
+  }, 60_000);
+  it('answers a request that was in flight when the stop began with Connection: close, so the stop does not wait on its socket', async () => {
+    const t = await startApp();
+    await t.app.listen(0, '127.0.0.1');
+    const server = t.app.getHttpServer();
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    await once(socket, 'connect');
+    // Headers complete and the body half sent: the request has passed onRequest before the stop
+    // begins, and is answered after it, on a keep-alive connection.
+    const body = JSON.stringify({ email: 'nobody@example.com', password: 'not-the-password' });
+    const arrived = once(server, 'request'); // after Fastify's own listener: its onRequest hooks have run
+    socket.write(
+      `POST /api/v1/auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    let raw = '';
+    socket.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    const ended = once(socket, 'end');
+    await arrived;
+
+    const closing = t.close();
+    await eventually(() => expect(t.app.get(Lifecycle).isDraining).toBe(true));
+    socket.write(body.slice(10));
+    await eventually(() => expect(raw).toContain('\r\n\r\n{'));
+
+    const [head] = raw.split('\r\n\r\n');
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.1 401 Unauthorized');
+    expect(head.toLowerCase()).toContain('\r\nconnection: close');
+    await ended; // the server ends the connection: the stop is not held for the keep-alive timeout
+    await closing;
   }, 60_000);
 });
 
