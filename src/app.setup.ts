@@ -134,34 +134,29 @@ export function configureApp(app: NestFastifyApplication): NestFastifyApplicatio
   // never flushes them when a logger is set: without this, every line of Nest's Logger — the
   // exception filter's 5xx and 503 lines included — stayed in memory for good.
   app.flushLogs();
+  // After the answer, one hook does what is on: the request log line, usage recording, the HTTP metrics.
   const log = app.get<PinoLogger>(PINO);
-  if (config.logRequests !== 'none') {
-    // A line per answer cost about a quarter of an API-key request (docs/PERFORMANCE.md, "Request log lines only for errors"), so by default only
-    // refusals and failures get one; 429s are left to analytics, or a flood would pay per line.
-    const all = config.logRequests === 'all';
+  // A line per answer cost about a quarter of an API-key request (docs/PERFORMANCE.md, "Request log lines only for errors"), so by default only
+  // refusals and failures get one; 429s are left to analytics, or a flood would pay per line.
+  const logAll = config.logRequests === 'all';
+  const logErrors = config.logRequests !== 'none';
+  const usage = config.usageRecording ? app.get(UsageRecorder) : undefined;
+  // One addition and one histogram observation per answer, on children bound once per route (docs/PERFORMANCE.md, "Metrics").
+  const metrics = app.get(Metrics).enabled ? app.get(Metrics) : undefined;
+  if (logErrors || usage !== undefined || metrics !== undefined) {
     fastify.addHook('onResponse', (req, reply, done) => {
       const status = reply.statusCode;
-      if (all || (status >= 400 && status !== 429)) {
+      if (logAll || (logErrors && status >= 400 && status !== 429)) {
         log.info({ reqId: req.id, route: endpointOf(req), status, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
       }
-      done();
-    });
-  }
-  if (config.usageRecording) {
-    const usage = app.get(UsageRecorder);
-    fastify.addHook('onResponse', (req, reply, done) => {
-      const principal = req.user ?? req.attributedTo;
-      if (principal && req.url.startsWith('/api/'))
-        usage.record({ principal, endpoint: endpointOf(req), status: reply.statusCode, at: Date.now() });
-      done();
-    });
-  }
-  const metrics = app.get(Metrics);
-  if (metrics.enabled) {
-    // One addition and one histogram observation per answer, on children bound once per route (docs/PERFORMANCE.md, "Metrics").
-    fastify.addHook('onResponse', (req, reply, done) => {
-      const endpoint = endpointOf(req);
-      if (endpoint !== METRICS_ENDPOINT) metrics.request(endpoint, reply.statusCode, reply.elapsedTime / 1000);
+      if (usage !== undefined) {
+        const principal = req.user ?? req.attributedTo;
+        if (principal && req.url.startsWith('/api/')) usage.record({ principal, endpoint: endpointOf(req), status, at: Date.now() });
+      }
+      if (metrics !== undefined) {
+        const endpoint = endpointOf(req);
+        if (endpoint !== METRICS_ENDPOINT) metrics.request(endpoint, status, reply.elapsedTime / 1000);
+      }
       done();
     });
   }
