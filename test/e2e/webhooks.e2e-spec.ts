@@ -1,4 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { WebhookEmitter } from '../../src/webhooks/webhook-emitter';
 import { WebhookNotices } from '../../src/webhooks/webhook-notices';
@@ -893,4 +896,47 @@ describe('webhook deliveries to private addresses', () => {
     });
     expect([...noticesAt('/surge', hook.secret).values()].map((webhookIds) => webhookIds.size)).toEqual([1]);
   });
+});
+
+// One instance restarting on its data directory: the embedded database's case (on PostgreSQL, workers poll every second).
+(onRealServices ? describe.skip : describe)('a webhook retry that falls due after the embedded instance restarts', () => {
+  let t: TestApp | undefined;
+  let receiver: WebhookReceiver;
+  const dataDir = mkdtempSync(join(tmpdir(), 'gatehouse-webhook-restart-'));
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    receiver.on('/flaky', (_req, res, nth) => {
+      res.statusCode = nth === 1 ? 503 : 200;
+      res.end();
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is sent when it falls due, not at the next poll a minute later', async () => {
+    const env = { DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: 'true', JWT_SECRET: randomBytes(32).toString('hex') };
+    t = await startApp(env);
+    const account = await createAccount(t);
+    const owner = api(t, account.owner.token);
+    const { id } = (await owner.create({ url: receiver.url('/flaky') }).expect(201)).body as { id: string };
+    await owner.test(id).expect(202);
+    await receiver.waitFor('/flaky');
+    // The failed attempt is recorded with its retry; the retry is put off to 20 s from now, past the restart.
+    await eventually(async () => expect((await owner.deliveries(id)).body.data[0].nextAttemptAt).not.toBeNull());
+    await t.prisma.$executeRawUnsafe(
+      `UPDATE pgboss.job SET start_after = now() + interval '20 seconds' WHERE name = 'webhook-delivery' AND state < 'active'`,
+    );
+    const due = Date.now() + 20_000;
+    await t.close();
+    t = undefined;
+
+    t = await startApp(env);
+    const [, again] = await receiver.waitFor('/flaky', 2, 40_000);
+    expect(again.at).toBeGreaterThanOrEqual(due - 1_000);
+    expect(again.at).toBeLessThan(due + 10_000);
+  }, 90_000);
 });
