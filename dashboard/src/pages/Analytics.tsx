@@ -46,7 +46,6 @@ const NONCE_FIGURES: WidgetFigure[] = [
   { field: 'noncesValid', label: 'Nonces valid', tone: 'good' },
   { field: 'noncesInvalid', label: 'Nonces invalid', tone: 'bad' },
 ];
-const WIDGET_FIGURES = [...CHALLENGE_FIGURES, ...NONCE_FIGURES];
 type FigurePart = { field: WidgetField; label: string };
 /** The parts listed beneath a figure: why challenges failed, why verifications answered invalid (the API's reasons). */
 const FIGURE_PARTS: Partial<Record<WidgetField, { testId: string; parts: FigurePart[] }>> = {
@@ -323,8 +322,14 @@ function formatShare(count: number, total: number): string {
   return total === 0 ? '—' : `${((count / total) * 100).toFixed(count === total ? 0 : 1)} %`;
 }
 
-function widgetSeries(data: { period: Period; rows: WidgetRow[] }, figures: WidgetFigure[]): ChartSeries[] {
-  return figures.map(({ field, label, tone }) => ({ label, values: onBuckets(data.period, data.rows, (r) => r[field]), tone }));
+/** Each figure's line, carrying the figure it draws (its total and parts are listed beside the charts). */
+function widgetSeries(data: { period: Period; rows: WidgetRow[] }, figures: WidgetFigure[]): (ChartSeries & { figure: WidgetFigure })[] {
+  return figures.map((figure) => ({
+    label: figure.label,
+    tone: figure.tone,
+    figure,
+    values: onBuckets(data.period, data.rows, (r) => r[figure.field]),
+  }));
 }
 
 function Widget({ range }: { range: Range }) {
@@ -336,7 +341,7 @@ function Widget({ range }: { range: Range }) {
     [widget.data],
   );
   const rows = widget.data?.rows ?? [];
-  const totals = series && [...series.challenges, ...series.nonces].map((s, i) => ({ ...WIDGET_FIGURES[i], total: sum(s.values) }));
+  const totals = series && [...series.challenges, ...series.nonces].map((s) => ({ ...s.figure, total: sum(s.values) }));
   const failed = sum(rows.map((r) => r.challengesFailed));
   const invalid = sum(rows.map((r) => r.noncesInvalid));
   /** One chart per stage, so that no chart has two lines of the same meaning (colour). */
