@@ -22,7 +22,8 @@ const WORKERS = 4;
  * embedded database has one instance, which wakes its workers itself when a job it enqueued is due
  * (at once, or at its retry time; after a restart, at the times of those put off before it), so there
  * the timers are a backstop (an attempt cut short, a job expired) and the scheduled checks may start a
- * minute or two late: every timer is a query on the one PGlite (with polls every 5 s an idle instance used 0.5–0.7 % of a core, now 0.1 %).
+ * minute or two late: every timer is a query on the one PGlite (with polls every 5 s an idle instance
+ * used 0.5–0.7 % of a core, now 0.1 %).
  */
 const TIMERS = {
   postgres: { poll: 1, schedulePoll: 10, maintenance: 30, cronWorker: 5 },
@@ -144,7 +145,7 @@ export class WebhookQueue {
   /**
    * The embedded database's one instance wakes when the jobs a previous run of it put off (retries)
    * fall due, as it does for its own: otherwise they waited for the next poll, up to a minute late.
-   * The earliest thousand seconds with a job; later ones at a poll.
+   * The earliest thousand start times; later ones at a poll.
    */
   private async wakeForJobsPutOff(pglite: PGlite): Promise<void> {
     const { rows } = await pglite.query<{ at: Date }>(
