@@ -4,6 +4,16 @@ import { eventually } from '../utils/eventually';
 import { startApp } from '../utils/test-app';
 import { Lifecycle } from '../../src/health/lifecycle.service';
 
+/** The app listening on a port of its own, and one raw connection to it (for requests a client library would not send). */
+async function listeningWithConnection() {
+  const t = await startApp();
+  await t.app.listen(0, '127.0.0.1');
+  const server = t.app.getHttpServer();
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  await once(socket, 'connect');
+  return { t, server, socket };
+}
+
 describe('/health', () => {
   it('separates liveness from readiness, and turns not ready first when stopping', async () => {
     const t = await startApp({ SHUTDOWN_DRAIN_MS: '1000' });
@@ -26,11 +36,7 @@ describe('/health', () => {
   }, 60_000);
 
   it('refuses a request that arrives while the server closes in the documented body, with X-Request-Id, Retry-After and limits', async () => {
-    const t = await startApp();
-    await t.app.listen(0, '127.0.0.1');
-    const server = t.app.getHttpServer();
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    await once(socket, 'connect');
+    const { t, server, socket } = await listeningWithConnection();
     // A connection whose request has begun is not idle: closing the server leaves it open.
     socket.write('GET /api/v1/auth/me HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: late-request\r\n');
     let raw = '';
@@ -65,11 +71,7 @@ describe('/health', () => {
     });
   }, 60_000);
   it('answers a request that was in flight when the stop began with Connection: close, so the stop does not wait on its socket', async () => {
-    const t = await startApp();
-    await t.app.listen(0, '127.0.0.1');
-    const server = t.app.getHttpServer();
-    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
-    await once(socket, 'connect');
+    const { t, server, socket } = await listeningWithConnection();
     // Headers complete and the body half sent: the request has passed onRequest before the stop
     // begins, and is answered after it, on a keep-alive connection.
     const body = JSON.stringify({ email: 'nobody@example.com', password: 'not-the-password' });
