@@ -3,7 +3,7 @@ import { endpointOf, Reply, Request } from '../common/request';
 import { DashboardPage } from '../dashboard/dashboard-page';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { writeRateLimitHeaders } from '../common/rate-limit-headers';
-import { isDatabaseUnavailable } from '../prisma/database-errors';
+import { isDatabaseBusy, isDatabaseUnavailable } from '../prisma/database-errors';
 import { AppError } from '../common/errors/app-error';
 import { errorBody, ERROR_CONTENT_TYPE } from '../common/errors/error-body';
 import { ErrorCode } from '../common/errors/error-codes';
@@ -24,14 +24,17 @@ const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
 
 /** Seconds a client should wait before retrying while the database is unreachable. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+const DATABASE_BUSY = 'The database is busy; retry shortly.';
 
 /**
  * Errors from Nest or Fastify (routing, body parsing) as AppErrors; an unreachable database is a
- * 503 (fast: the pool refuses or times out); anything else is a 500.
+ * 503 (fast: the pool refuses or times out), and so is one too busy to start a transaction in time;
+ * anything else is a 500.
  */
 export function toAppError(exception: unknown): AppError {
   if (exception instanceof AppError) return exception;
   if (isDatabaseUnavailable(exception)) return new AppError('service_unavailable').withRetryAfter(DATABASE_RETRY_AFTER_SECONDS);
+  if (isDatabaseBusy(exception)) return new AppError('service_unavailable', DATABASE_BUSY).withRetryAfter(1);
   if (exception instanceof HttpException) {
     const code = CODE_BY_STATUS[exception.getStatus()];
     if (code === 'validation_failed') {
@@ -73,6 +76,8 @@ export class AppExceptionFilter implements ExceptionFilter {
         return;
       }
       if (isDatabaseUnavailable(exception)) this.logger.warn(`${endpointOf(req)} answered 503: the database is unreachable [${req.id}]`);
+      else if (error.message === DATABASE_BUSY)
+        this.logger.warn(`${endpointOf(req)} answered 503: no transaction could start in time [${req.id}]`);
       else if (error.code === 'service_unavailable') this.logger.debug(`${endpointOf(req)} answered 503: ${error.message} [${req.id}]`);
       else this.logger.error(`${endpointOf(req)} failed [${req.id}]`, (exception as Error)?.stack);
     }

@@ -29,7 +29,7 @@ const WWW_AUTHENTICATE: HeaderObject = { required: true, description: 'RFC 6750 
 /** Answers any operation can give, beside those its decorators declare. */
 const EVERY_OPERATION: Array<[number, string]> = [
   [400, 'validation_failed — a malformed body, query or path, or an unknown field or query parameter; see details'],
-  [503, 'service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After'],
+  [503, 'service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After'],
 ];
 const WITH_BODY: Array<[number, string]> = [
   [413, 'payload_too_large — the body is over 64 KiB'],

@@ -30,5 +30,14 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(e.cause, depth + 1) || isDatabaseUnavailable(e.meta?.driverAdapterError, depth + 1);
 }
 
+/**
+ * Prisma's P2028 for a transaction that waited its whole `maxWait` to start (for a free pooled
+ * connection, or PGlite's lock): the database is busy, not gone, and the same request later succeeds.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  const e = err as ErrorLike | null;
+  return e?.code === 'P2028' && typeof e.message === 'string' && e.message.includes('Unable to start a transaction');
+}
+
 /** A write refused by a unique index (Prisma's P2002): the row it would duplicate exists. */
 export const isUniqueViolation = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === 'P2002';

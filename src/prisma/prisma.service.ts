@@ -6,6 +6,15 @@ import { pendingMigrations } from './migrations';
 
 export const DATABASE = Symbol('DATABASE');
 
+/**
+ * Prisma's `maxWait` for a transaction to start on the embedded database: the longest a timer
+ * takes, so none. It does not cut a wait short: Prisma waits for the adapter to start the
+ * transaction, then rolls it back and fails if that took longer. On PGlite the start waits for the
+ * one lock every statement takes in turn, and a backup's copy holds (docs/DECISIONS.md, "Backups
+ * of the embedded database"); Prisma's own 2 s only failed writes that arrived during a copy.
+ */
+const EMBEDDED_TRANSACTION_WAIT_MS = 2 ** 31 - 1;
+
 /** The generated client over the chosen adapter (embedded PGlite or PostgreSQL). */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleInit {
@@ -13,8 +22,12 @@ export class PrismaService extends PrismaClient implements OnModuleInit {
     @Inject(DATABASE) private readonly database: Database,
     metrics: Metrics,
   ) {
-    // With metrics on, every statement's duration from Prisma's query events (README, "Metrics").
-    super(metrics.enabled ? { adapter: database.adapter, log: [{ emit: 'event', level: 'query' }] } : { adapter: database.adapter });
+    super({
+      adapter: database.adapter,
+      ...(database.kind === 'embedded' && { transactionOptions: { maxWait: EMBEDDED_TRANSACTION_WAIT_MS } }),
+      // With metrics on, every statement's duration from Prisma's query events (README, "Metrics").
+      ...(metrics.enabled && { log: [{ emit: 'event', level: 'query' }] }),
+    });
     if (metrics.enabled) {
       const queries = metrics.dbQueries;
       (this as PrismaClient<'query'>).$on('query', (e) => queries.observe(e.duration / 1000));

@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
+import { toAppError } from '../../src/http/app-exception.filter';
 import { applyMigrations } from '../../src/prisma/migrations';
-import { onRealServices, startApp } from '../utils/test-app';
+import { createAccount, onRealServices, startApp } from '../utils/test-app';
 
 describe('embedded database', () => {
   (onRealServices ? it.skip : it)(
@@ -35,5 +37,40 @@ describe('embedded database', () => {
       }
     },
     120_000,
+  );
+
+  (onRealServices ? it.skip : it)(
+    'a write that arrives while a backup copies the database waits for the copy; one that cannot start in time is a 503 to retry',
+    async () => {
+      const t = await startApp();
+      try {
+        const { owner } = await createAccount(t);
+        const pglite = t.prisma.pglite!;
+        const auth = `Bearer ${owner.token}`;
+        expect((await t.http.get('/api/v1/api-keys').set('Authorization', auth)).status).toBe(200);
+        // The backup's copy holds PGlite's lock (src/prisma/backup-socket.ts) for 3 s, longer than
+        // Prisma's default wait for a transaction to start.
+        let copied = 0;
+        const copy = pglite._runExclusiveTransaction(async () => {
+          await sleep(3000);
+          copied = Date.now();
+        });
+        const res = await t.http.post('/api/v1/api-keys').set('Authorization', auth).send({ name: 'made during a backup' });
+        const answered = Date.now();
+        await copy;
+        expect(res.status).toBe(201);
+        expect(answered).toBeGreaterThanOrEqual(copied);
+
+        // A transaction that started past its maxWait (as on a PostgreSQL pool with no free
+        // connection): Prisma's own error, answered 503 with Retry-After, not a 500.
+        const held = pglite._runExclusiveTransaction(() => sleep(500));
+        const late = await t.prisma.$transaction(() => Promise.resolve(), { maxWait: 50 }).catch((err: unknown) => err);
+        await held;
+        expect(toAppError(late)).toMatchObject({ status: 503, code: 'service_unavailable', retryAfterSeconds: 1 });
+      } finally {
+        await t.close();
+      }
+    },
+    60_000,
   );
 });

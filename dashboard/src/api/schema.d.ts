@@ -2681,7 +2681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2830,7 +2830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2978,7 +2978,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3176,7 +3176,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3376,7 +3376,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3598,7 +3598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3797,7 +3797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3946,7 +3946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4118,7 +4118,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4339,7 +4339,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4561,7 +4561,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4783,7 +4783,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4937,7 +4937,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5086,7 +5086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5308,7 +5308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5532,7 +5532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5757,7 +5757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5961,7 +5961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6160,7 +6160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6309,7 +6309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6483,7 +6483,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6658,7 +6658,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6830,7 +6830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7015,7 +7015,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7199,7 +7199,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7371,7 +7371,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7592,7 +7592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7814,7 +7814,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8036,7 +8036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8184,7 +8184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8405,7 +8405,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8627,7 +8627,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8799,7 +8799,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8971,7 +8971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9193,7 +9193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9390,7 +9390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9610,7 +9610,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9881,7 +9881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10095,7 +10095,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10292,7 +10292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10514,7 +10514,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10713,7 +10713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10885,7 +10885,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11130,7 +11130,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11328,7 +11328,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11526,7 +11526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11797,7 +11797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12046,7 +12046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12218,7 +12218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12390,7 +12390,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12635,7 +12635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -12833,7 +12833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13292,7 +13292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13496,7 +13496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13668,7 +13668,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13793,7 +13793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13965,7 +13965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14187,7 +14187,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14385,7 +14385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14582,7 +14582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -14830,7 +14830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15078,7 +15078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15276,7 +15276,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15477,7 +15477,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15700,7 +15700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description service_unavailable — the database is unreachable, or the instance is shutting down; see Retry-After */
+            /** @description service_unavailable — the database is unreachable or too busy, or the instance is shutting down; see Retry-After */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
