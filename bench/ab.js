@@ -4,11 +4,11 @@
 // uncommitted changes included). A side may add environment variables: `worktree:USAGE_RECORDING=off`.
 // `worktree:pg` runs that side on PostgreSQL + Redis (127.0.0.1; a database made for the run and
 // dropped after it, keys under their own prefix) instead of the embedded default.
-// `bare` adds the bare node:http reference and `floor:<mode>` a bench/floor-server.js mode, so that
+// `bare` adds the bare node:http reference and `stack:<mode>` a bench/reference-server.js mode, so that
 // the performance targets' ratios can be read per round, each against a reference measured seconds apart
-// (`npm run bench:ab -- bare worktree floor:stack-lean`); the table then gives each side's req/s
-// as a multiple of the bare reference's in the same round. `floor:<mode>:app-flags` runs that floor
-// with the node flags of this checkout's `start:prod`, as the app runs (floor servers run with V8's own
+// (`npm run bench:ab -- bare worktree stack:stack-lean`); the table then gives each side's req/s
+// as a multiple of the bare reference's in the same round. `stack:<mode>:app-flags` runs that reference server
+// with the node flags of this checkout's `start:prod`, as the app runs (reference servers run with V8's own
 // settings otherwise).
 //
 // Each side is built into a temporary directory and started once (embedded default, 400 keys, as
@@ -22,9 +22,9 @@
 // instead of autocannon in this process. wrk costs its core several times less a request, so the server's core,
 // not the load generator, sets the pace even for the bare reference; warm-ups stay autocannon's.
 // `jwt` is GET /auth/me rotating the tokens of 400 members (each signed in by invitation, as bench/run.js's
-// JWT scenario), within their allowance at up to ~4,000 req/s; not with the bare or floor sides. `verify` is
+// JWT scenario), within their allowance at up to ~4,000 req/s; not with the bare or stack sides. `verify` is
 // POST /nonces/verify of a made-up nonce with the keys: a request with a JSON body, answered `unknown` from
-// its signature alone (no database); a `floor:stack*` side answers the same request from its own verify route
+// its signature alone (no database); a `stack:stack*` side answers the same request from its own verify route
 // (the stack's cost of a validated JSON body), and `bare` stays the GET reference the targets' ratios are of.
 //
 // --callgrind, for machines where perf cannot count (`perf stat -e instructions true` says "not
@@ -218,7 +218,7 @@ async function main() {
   const KEY_COUNT = CALLGRIND ? 20 : 400;
   const warm = CALLGRIND ? { amount: 30_000, connections: 10 } : { duration: 10 };
   const sides = [];
-  const floorKeys = L.randomKeys(KEY_COUNT);
+  const referenceKeys = L.randomKeys(KEY_COUNT);
   for (const spec of specs) {
     // A value may hold colons (`worktree:OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318`): a piece that is
     // neither `pg` nor `NAME=…` continues the variable before it.
@@ -231,16 +231,16 @@ async function main() {
             : [...pieces, p],
         [],
       );
-    if (rev === 'bare' || rev === 'floor') {
+    if (rev === 'bare' || rev === 'stack') {
       const flags = envPairs[1] === 'app-flags' ? [...L.appNodeFlags(L.ROOT), ...PROFILE_FLAGS] : PROFILE_FLAGS;
       const server =
         rev === 'bare'
           ? await L.startBare(PROFILE_FLAGS)
-          : await L.startFloor(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` }, flags);
-      const verify = SCENARIO === 'verify' && rev === 'floor';
+          : await L.startStackReference(envPairs[0], { REDIS_KEY_PREFIX: `gatehouse-ab-${process.pid}:` }, flags);
+      const verify = SCENARIO === 'verify' && rev === 'stack';
       const opts = () => ({
         url: `http://${L.HOST}:${server.port}`,
-        requests: floorKeys.map((k) =>
+        requests: referenceKeys.map((k) =>
           verify
             ? {
                 method: 'POST',

@@ -126,7 +126,7 @@ async function scenario(name, mode, app, makeOpts, timing = TIMING) {
   return row;
 }
 
-/** The API-key ping on `server` (the app or a reference floor), rotating `keys`. */
+/** The API-key ping on `server` (the app or a reference server), rotating `keys`. */
 const pingAllowed = (server, keys) => () => ({
   url: url(server.port),
   requests: rotate(keys, (k) => ({ method: 'GET', path: '/api/v1/public/ping', headers: { 'x-api-key': k } })),
@@ -134,7 +134,7 @@ const pingAllowed = (server, keys) => () => ({
 /** The ping with one key, exhausted: the 429 path. */
 const pingLimited = (app, key) => pingAllowed(app, [key]);
 
-const floorKeys = () => L.randomKeys(KEYS);
+const referenceKeys = () => L.randomKeys(KEYS);
 
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '–');
 const range = (xs) => `${fmt(Math.min(...xs), 2)}–${fmt(Math.max(...xs), 2)}`;
@@ -172,7 +172,7 @@ module.exports = {
   scenario,
   pingAllowed,
   pingLimited,
-  floorKeys,
+  referenceKeys,
   fmt,
   range,
   shares,

@@ -194,9 +194,9 @@ async function startReference(script, args, readyPath, readyStatuses, env = {}, 
 
 const startBare = (nodeFlags = []) => startReference('bare-server.js', [], '/', [200], {}, nodeFlags);
 
-/** The stack's floor (bench/floor-server.js): NestJS + Fastify in one of its modes (401 or 403 without a key: up too). */
-const startFloor = (mode, env, nodeFlags) =>
-  startReference('floor-server.js', [mode], '/api/v1/public/ping', [200, 401, 403], env, nodeFlags);
+/** A stack reference server (bench/reference-server.js): NestJS + Fastify in one of its modes (401 or 403 without a key: up too). */
+const startStackReference = (mode, env, nodeFlags) =>
+  startReference('reference-server.js', [mode], '/api/v1/public/ping', [200, 401, 403], env, nodeFlags);
 
 // ---------------------------------------------------------------- /proc
 
@@ -612,7 +612,7 @@ module.exports = {
   createDatabase,
   dropDatabase,
   startBare,
-  startFloor,
+  startStackReference,
   flood,
   startNode,
   stop,

@@ -103,8 +103,8 @@ function markdown(summary, { requests } = {}) {
 
 /** Coarse groups for comparing two profiles: whose code the self time is in. */
 function groupOf(mod) {
-  if (mod.startsWith('gatehouse ') || mod.endsWith('/bench/floor-server.js'))
-    return "own code (Gatehouse's dist/, floor-server.js's guard)";
+  if (mod.startsWith('gatehouse ') || mod.endsWith('/bench/reference-server.js'))
+    return "own code (Gatehouse's dist/, reference-server.js's guard)";
   if (/^(passport|passport-[a-z]+|@nestjs\/passport)$/.test(mod)) return 'passport-headerapikey, passport, @nestjs/passport';
   if (mod === '@nestjs/throttler') return '@nestjs/throttler';
   if (/^(@nestjs\/|rxjs$|reflect-metadata$|tslib$|iterare$)/.test(mod)) return 'NestJS (core, common, platform-fastify)';

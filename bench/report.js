@@ -23,7 +23,7 @@ const {
   range,
   shares,
 } = require('./context');
-const { REDIS_FLOOR, CONTRACT_FLOOR, turns, turnsSection } = require('./scenarios/api-key');
+const { REDIS_REFERENCE, CONTRACT_REFERENCE, turns, turnsSection } = require('./scenarios/api-key');
 const { widgetSection, widgetTargetRows } = require('./scenarios/widget');
 const { LOGIN_FLOOD_IPS } = require('./scenarios/login');
 const { AB_PAIRS } = require('./scenarios/recording');
@@ -83,13 +83,13 @@ function targets(bare, soak) {
   const rows = [];
   const allowed = { embedded: find('embedded', 'API-key ping, allowed'), pg: find('pg', 'API-key ping, allowed') };
   // The reference server each ratio is best read against, measured in this run (see the rows below the table).
-  const floorNote = (label, prefix) => {
+  const referenceNote = (label, prefix) => {
     const r = find('reference', prefix);
     return r ? ` (${label}: ${fmt(ratio(r), 2)} ×)` : '';
   };
-  const redisFloor = floorNote(REDIS_FLOOR, 'NestJS + Fastify + minimal key guard, counter in Redis');
-  const contractFloor = floorNote(
-    CONTRACT_FLOOR,
+  const redisReference = referenceNote(REDIS_REFERENCE, 'NestJS + Fastify + minimal key guard, counter in Redis');
+  const contractReference = referenceNote(
+    CONTRACT_REFERENCE,
     "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's",
   );
   // The verdict is the median of the rounds in turns; the single scenario's ratio is shown beside it.
@@ -97,8 +97,8 @@ function targets(bare, soak) {
     const t = turns[mode];
     if (!t) return undefined;
     const app = t.rounds.map((r) => r.app.rps / r.bare.rps);
-    const floor = t.rounds.map((r) => r.floor.rps / r.bare.rps);
-    const ofFloor = t.rounds.map((r) => r.app.rps / r.floor.rps);
+    const reference = t.rounds.map((r) => r.reference.rps / r.bare.rps);
+    const ofReference = t.rounds.map((r) => r.app.rps / r.reference.rps);
     const p99 = L.median(t.rounds.map((r) => r.app.p99));
     // Three decimals where two would round across a target's line (0.547 is not 0.55).
     return {
@@ -106,22 +106,22 @@ function targets(bare, soak) {
       p99,
       text:
         `**${fmt(L.median(app), 3)} ×** [${range(app)}], p99 ${fmt(p99)} ms: median of ${app.length} rounds in turns ` +
-        `(${t.floorLabel}: ${fmt(L.median(floor), 3)} × [${range(floor)}]; the app ÷ that floor per round: median ${fmt(L.median(ofFloor), 2)} [${range(ofFloor)}])`,
+        `(${t.referenceLabel}: ${fmt(L.median(reference), 3)} × [${range(reference)}]; the app ÷ that reference per round: median ${fmt(L.median(ofReference), 2)} [${range(ofReference)}])`,
     };
   };
-  const single = (r, floor) => `; the scenario alone: ${fmt(ratio(r), 2)} ×, p99 ${fmt(r.p99)} ms${floor}`;
+  const single = (r, reference) => `; the scenario alone: ${fmt(ratio(r), 2)} ×, p99 ${fmt(r.p99)} ms${reference}`;
   const pgTurns = inTurns('pg');
   const embeddedTurns = inTurns('embedded');
   if (allowed.pg && pgTurns)
     rows.push([
       'API-key request, PostgreSQL + Redis: >= 0.40 × bare, p99 <= 10 ms',
-      pgTurns.text + single(allowed.pg, redisFloor),
+      pgTurns.text + single(allowed.pg, redisReference),
       verdict(pgTurns.ratio >= 0.4 && pgTurns.p99 <= 10),
     ]);
   if (allowed.embedded && embeddedTurns)
     rows.push([
       'API-key request, embedded: >= 0.55 × bare',
-      embeddedTurns.text + single(allowed.embedded, contractFloor),
+      embeddedTurns.text + single(allowed.embedded, contractReference),
       verdict(embeddedTurns.ratio >= 0.55),
     ]);
   // In turns: the median of each round's 429 µs over its allowed µs (within 5%: CPU µs move by more
@@ -150,11 +150,11 @@ function targets(bare, soak) {
       `${fmt(soak.early)} → ${fmt(soak.late)} MiB (${fmt(soak.growth * 100, 1)}%; medians of the first and last thirds)`,
       verdict(soak.growth < 0.1),
     ]);
-  const floors = results.filter((r) => r.scenario.includes('(stack floor)'));
+  const references = results.filter((r) => r.scenario.includes('(stack reference)'));
   return `| target | measured | |
 |---|---|---|
 ${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}
-${floors.map((r) => `| _context: ${r.scenario.replace(' (stack floor)', '')}_ | ${fmt(ratio(r), 2)} ×, p99 ${fmt(r.p99)} ms | reference |`).join('\n')}`;
+${references.map((r) => `| _context: ${r.scenario.replace(' (stack reference)', '')}_ | ${fmt(ratio(r), 2)} ×, p99 ${fmt(r.p99)} ms | reference |`).join('\n')}`;
 }
 
 function report({ profile, argon2, soak, elapsedS }) {
@@ -197,7 +197,7 @@ ${targets(bare, soak)}
 ${turnsSection()}
 ${widgetSection()}
 
-The stack floor rows (bench/floor-server.js) are NestJS + Fastify with this project's versions in the same run: a bare
+The stack reference rows (bench/reference-server.js) are NestJS + Fastify with this project's versions in the same run: a bare
 controller route; the same with a minimal guard (sha256 of the key, an in-memory map, an in-memory
 counter, three headers); that guard answering after I/O polling (setImmediate), as Gatehouse's counters do
 (docs/PERFORMANCE.md, "Answering once per loop turn"); and that guard with its counter in Redis, one EVALSHA
@@ -276,12 +276,12 @@ prints these tables for any profile.
 
 ${markdown(profile.summary, { requests: profile.requests })}
 
-### Gatehouse against the stack's own floor
+### Gatehouse against the stack's own reference server
 
-The same load on \`bench/floor-server.js stack-lean\` (passport-headerapikey through @nestjs/passport's
+The same load on \`bench/reference-server.js stack-lean\` (passport-headerapikey through @nestjs/passport's
 \`PassportStrategy\`, run on a per-request object as Gatehouse runs it, then @nestjs/throttler's guard with an
 O(1) in-memory storage answering after I/O polling, three headers, nothing else), profiled the same way
-(${fmt(profile.floorRps)} req/s under profiling). Self time per request in µs, grouped by whose code it is;
+(${fmt(profile.referenceRps)} req/s under profiling). Self time per request in µs, grouped by whose code it is;
 sampling inflates both columns alike. V8 puts some of the same native work (socket writes, promise jobs)
 under \`nextTick\` in one profile and under native frames in the other, so read the Node + V8 row as one.
 

@@ -13,7 +13,7 @@ const L = require('./lib');
 const { markdown } = require('./profile');
 const C = require('./context');
 const { QUICK, PROFILE_ONLY, MEMORY_ONLY, WIDGET_ONLY, SOAK_MINUTES, KEYS, USERS, HARD_LIMIT_MS, tmpRoot, commands, MODES } = C;
-const { inTurnsWithBare, runFloors, runBare } = require('./scenarios/api-key');
+const { inTurnsWithBare, runStackReferences, runBare } = require('./scenarios/api-key');
 const { widgetInTurns, widgetSection, widgetTargetRows, pingDuringChallenges, challengeFootprint } = require('./scenarios/widget');
 const { authMe } = require('./scenarios/jwt');
 const { loginFlood, pingDuringLoginFlood, argon2Cost } = require('./scenarios/login');
@@ -97,7 +97,7 @@ async function main() {
     return;
   }
   await runBare('bare node:http (start)');
-  if (!QUICK) await runFloors();
+  if (!QUICK) await runStackReferences();
   await runMode('embedded');
   if (!QUICK) {
     // The reference moves by up to ±10% between measurements; three give a median that one odd run does not set.

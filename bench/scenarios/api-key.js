@@ -1,5 +1,5 @@
 'use strict';
-// The API-key ping: the bare node:http reference, the stack floors, and the app beside them in turns
+// The API-key ping: the bare node:http reference, the stack reference servers, and the app beside them in turns
 // (the ratio and 429 targets).
 const L = require('../lib');
 const {
@@ -11,20 +11,20 @@ const {
   scenario,
   pingAllowed,
   pingLimited,
-  floorKeys,
+  referenceKeys,
   fmt,
   shares,
 } = require('../context');
 
-// The ratio and 429 targets: rounds of bare, app, floor and 429 path in turns. Nine, not five: on a
+// The ratio and 429 targets: rounds of bare, app, reference server and 429 path in turns. Nine, not five: on a
 // machine that switched between a fast and a half-speed phase, single rounds of one build ranged
 // 0.35–1.09 × bare (docs/PERFORMANCE.md, "How to measure"), and a median of five moved with them.
 const TURN_ROUNDS = 9;
-const turns = {}; // mode -> { floorLabel, rounds: [{ bare, app, floor, limited }] } (see inTurnsWithBare)
+const turns = {}; // mode -> { referenceLabel, rounds: [{ bare, app, reference, limited }] } (see inTurnsWithBare)
 
 /** The reference servers the two ratio targets are read against, as BENCHMARKS.md names them. */
-const REDIS_FLOOR = 'minimal guard, counter in Redis';
-const CONTRACT_FLOOR = "the stack run as Gatehouse runs it, with the contract's response head";
+const REDIS_REFERENCE = 'minimal guard, counter in Redis';
+const CONTRACT_REFERENCE = "the stack run as Gatehouse runs it, with the contract's response head";
 
 /**
  * The performance targets' comparisons, measured in turns: the bare reference, the app's allowed path,
@@ -39,63 +39,63 @@ const CONTRACT_FLOOR = "the stack run as Gatehouse runs it, with the contract's 
  * requests through: a few percent of one run at most, shown in BENCHMARKS.md's answers.)
  */
 async function inTurnsWithBare(modeName, app, acct) {
-  const [floorMode, floorLabel] = modeName === 'pg' ? ['guard-redis', REDIS_FLOOR] : ['stack-contract', CONTRACT_FLOOR];
+  const [referenceMode, referenceLabel] = modeName === 'pg' ? ['guard-redis', REDIS_REFERENCE] : ['stack-contract', CONTRACT_REFERENCE];
   const bare = await L.startBare();
-  const floor = await L.startFloor(floorMode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}turns:` });
-  const floorOpts = pingAllowed(floor, floorKeys());
-  L.log(`${modeName}: bare, app, floor (${floorLabel}) and the app's 429 path in turns, ${TURN_ROUNDS} rounds`);
+  const reference = await L.startStackReference(referenceMode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}turns:` });
+  const referenceOpts = pingAllowed(reference, referenceKeys());
+  L.log(`${modeName}: bare, app, reference (${referenceLabel}) and the app's 429 path in turns, ${TURN_ROUNDS} rounds`);
   try {
     const limitedOpts = pingLimited(app, acct.limitedKey);
-    await L.cannon({ ...floorOpts(), duration: TIMING.warmup });
+    await L.cannon({ ...referenceOpts(), duration: TIMING.warmup });
     await L.cannon({ url: url(bare.port), duration: TIMING.warmup });
     await L.cannon({ ...limitedOpts(), duration: TIMING.warmup }); // spends the key's window
     // The same app twice (allowed, then 429): inTurns continues a side before its run and stops it after.
     // Each of the two comparisons is of neighbours in time: the bare reference beside the app's allowed
     // path, that beside its 429 path (the reference server last, or first in the reversed rounds).
-    const [b, a, l, f] = await L.inTurns(
+    const [b, a, l, ref] = await L.inTurns(
       [
         { pid: bare.pid, opts: () => ({ url: url(bare.port) }) },
         { pid: app.pid, opts: pingAllowed(app, acct.keys) },
         { pid: app.pid, opts: limitedOpts },
-        { pid: floor.pid, opts: floorOpts },
+        { pid: reference.pid, opts: referenceOpts },
       ],
       { rounds: TURN_ROUNDS, duration: TIMING.duration, quietWaitS: Math.min(5, TIMING.quietWaitS) },
     );
-    const rounds = b.map((x, i) => ({ bare: x, app: a[i], floor: f[i], limited: l[i] }));
-    turns[modeName] = { floorLabel, rounds };
+    const rounds = b.map((x, i) => ({ bare: x, app: a[i], reference: ref[i], limited: l[i] }));
+    turns[modeName] = { referenceLabel, rounds };
     for (const r of rounds) {
       L.log(
-        `  bare ${Math.round(r.bare.rps)}, app ${Math.round(r.app.rps)} (${fmt(r.app.rps / r.bare.rps, 2)} ×, p99 ${r.app.p99} ms, ${fmt(r.app.cpuUsPerReq, 1)} µs), floor ${Math.round(r.floor.rps)} (${fmt(r.floor.rps / r.bare.rps, 2)} ×), 429 ${fmt(r.limited.cpuUsPerReq, 1)} µs ${JSON.stringify(r.limited.codes)}`,
+        `  bare ${Math.round(r.bare.rps)}, app ${Math.round(r.app.rps)} (${fmt(r.app.rps / r.bare.rps, 2)} ×, p99 ${r.app.p99} ms, ${fmt(r.app.cpuUsPerReq, 1)} µs), reference ${Math.round(r.reference.rps)} (${fmt(r.reference.rps / r.bare.rps, 2)} ×), 429 ${fmt(r.limited.cpuUsPerReq, 1)} µs ${JSON.stringify(r.limited.codes)}`,
       );
     }
   } finally {
-    await Promise.all([L.stop(bare.child), L.stop(floor.child)]);
+    await Promise.all([L.stop(bare.child), L.stop(reference.child)]);
   }
 }
 
 /**
  * NestJS + Fastify alone, with a minimal key guard in three forms, and with the stack
- * Gatehouse keeps (passport strategy + @nestjs/throttler) in two (bench/floor-server.js): what the
+ * Gatehouse keeps (passport strategy + @nestjs/throttler) in two (bench/reference-server.js): what the
  * stack costs before our code.
  */
-async function runFloors() {
-  const keys = floorKeys();
+async function runStackReferences() {
+  const keys = referenceKeys();
   for (const [mode, label] of [
-    ['route', 'NestJS + Fastify route (stack floor)'],
-    ['guard', 'NestJS + Fastify + minimal key guard (stack floor)'],
-    ['guard-deferred', 'NestJS + Fastify + minimal key guard, answering after I/O polling (stack floor)'],
-    ['guard-redis', 'NestJS + Fastify + minimal key guard, counter in Redis: one EVALSHA per request (stack floor)'],
-    ['stack', 'NestJS + Fastify + @nestjs/passport AuthGuard + ThrottlerGuard, O(1) storage answering after I/O polling (stack floor)'],
-    ['stack-lean', 'NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them (stack floor)'],
+    ['route', 'NestJS + Fastify route (stack reference)'],
+    ['guard', 'NestJS + Fastify + minimal key guard (stack reference)'],
+    ['guard-deferred', 'NestJS + Fastify + minimal key guard, answering after I/O polling (stack reference)'],
+    ['guard-redis', 'NestJS + Fastify + minimal key guard, counter in Redis: one EVALSHA per request (stack reference)'],
+    ['stack', 'NestJS + Fastify + @nestjs/passport AuthGuard + ThrottlerGuard, O(1) storage answering after I/O polling (stack reference)'],
+    ['stack-lean', 'NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them (stack reference)'],
     [
       'stack-contract',
-      "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's response head (stack floor)",
+      "NestJS + Fastify + passport strategy and ThrottlerGuard run as Gatehouse runs them, with the contract's response head (stack reference)",
     ],
   ]) {
-    const floor = await L.startFloor(mode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}floor:` });
-    commands.push(floor.child.command);
-    await scenario(label, 'reference', floor, pingAllowed(floor, keys));
-    await L.stop(floor.child);
+    const reference = await L.startStackReference(mode, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_PREFIX}reference:` });
+    commands.push(reference.child.command);
+    await scenario(label, 'reference', reference, pingAllowed(reference, keys));
+    await L.stop(reference.child);
   }
 }
 
@@ -113,26 +113,26 @@ function turnsSection() {
   const lines = modes.flatMap((m) =>
     turns[m].rounds.map(
       (r, i) =>
-        `| ${m} | ${i + 1} | ${fmt(r.bare.rps)} | ${fmt(r.app.rps)} | **${fmt(r.app.rps / r.bare.rps, 2)}** | ${fmt(r.app.p99)} | ${fmt(r.app.cpuUsPerReq, 1)} / ${fmt(r.bare.cpuUsPerReq, 1)} | ${fmt(r.floor.rps)} (${turns[m].floorLabel}) | ${fmt(r.floor.rps / r.bare.rps, 2)} | ${fmt(r.limited.cpuUsPerReq, 1)} (${shares(r.limited.codes)}) | ${fmt(Math.max(r.bare.other, r.app.other, r.floor.other, r.limited.other), 2)} |`,
+        `| ${m} | ${i + 1} | ${fmt(r.bare.rps)} | ${fmt(r.app.rps)} | **${fmt(r.app.rps / r.bare.rps, 2)}** | ${fmt(r.app.p99)} | ${fmt(r.app.cpuUsPerReq, 1)} / ${fmt(r.bare.cpuUsPerReq, 1)} | ${fmt(r.reference.rps)} (${turns[m].referenceLabel}) | ${fmt(r.reference.rps / r.bare.rps, 2)} | ${fmt(r.limited.cpuUsPerReq, 1)} (${shares(r.limited.codes)}) | ${fmt(Math.max(r.bare.other, r.app.other, r.reference.other, r.limited.other), 2)} |`,
     ),
   );
   return `
 **How the ratio and 429 targets are judged.** Right after the API-key scenario of each mode, the bare
-reference, the app and a stack floor are all up and measured in turns with the app's 429 path (its exhausted
+reference, the app and a stack reference server are all up and measured in turns with the app's 429 path (its exhausted
 key), ${TURN_ROUNDS} rounds of one ${TIMING.duration} s run each (1 s warm-up, the other servers stopped with SIGSTOP; the order bare,
-app, app's 429 path, floor, reversed every other round). A round's ratio divides the app's req/s by the bare reference's
+app, app's 429 path, reference server, reversed every other round). A round's ratio divides the app's req/s by the bare reference's
 run just before or after it, and its 429 comparison divides the 429 path's CPU µs per request by the allowed path's run
 beside it; each
-verdict is the median of the rounds. The app ÷ floor figure beside a verdict divides the app's req/s by that server's
+verdict is the median of the rounds. The app ÷ reference figure beside a verdict divides the app's req/s by that server's
 in the same round: where it is about 1, the app costs what that server costs, and the ratio to the bare reference is
 that server's. It is the figure a change to the request path must not lower (docs/PERFORMANCE.md, "Budget"). The single
 scenarios in the big table compare measurements minutes apart, and on machines whose speed moves within a minute
 their ratios move with it (docs/PERFORMANCE.md, "How to measure").
 
-| mode | round | bare req/s | app req/s | app × bare | app p99 ms | CPU µs/req app / bare | floor req/s | floor × bare | 429 path: CPU µs/req (answers) | other load (max) |
+| mode | round | bare req/s | app req/s | app × bare | app p99 ms | CPU µs/req app / bare | reference req/s | reference × bare | 429 path: CPU µs/req (answers) | other load (max) |
 |---|---|---|---|---|---|---|---|---|---|---|
 ${lines.join('\n')}
 `;
 }
 
-module.exports = { REDIS_FLOOR, CONTRACT_FLOOR, turns, inTurnsWithBare, runFloors, runBare, turnsSection };
+module.exports = { REDIS_REFERENCE, CONTRACT_REFERENCE, turns, inTurnsWithBare, runStackReferences, runBare, turnsSection };

@@ -1,11 +1,11 @@
 'use strict';
-// CPU profiles of the API-key allowed path: the app and the stack's own floor under the same load.
+// CPU profiles of the API-key allowed path: the app and the stack's own reference server under the same load.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const L = require('../lib');
 const { summarize, compareGroups } = require('../profile');
-const { KEYS, tmpRoot, commands, MODES, pingAllowed, floorKeys, fmt } = require('../context');
+const { KEYS, tmpRoot, commands, MODES, pingAllowed, referenceKeys, fmt } = require('../context');
 
 const KEPT_PROFILE = path.join(os.tmpdir(), 'gatehouse-bench-ping.cpuprofile'); // left for a closer look
 
@@ -22,7 +22,7 @@ async function profileUnderLoad(server, out, keys) {
 
 /**
  * CPU profiles of the API-key allowed path, load window only: the app (embedded), and the stack's
- * own floor run as Gatehouse runs it (floor-server.js stack-lean), under the same load.
+ * own reference server run as Gatehouse runs it (reference-server.js stack-lean), under the same load.
  */
 async function runProfile() {
   const preload = ['-r', path.join(__dirname, '..', 'cpu-profile-preload.js')];
@@ -33,16 +33,16 @@ async function runProfile() {
   const acct = await L.setupAccount(app.port, { keyCount: KEYS, userCount: 0 });
   const ping = await profileUnderLoad(app, out, acct.keys);
   fs.copyFileSync(out, KEPT_PROFILE);
-  const floorOut = path.join(tmpRoot, 'floor.cpuprofile');
-  const floor = await L.startFloor('stack-lean', { CPU_PROFILE_OUT: floorOut }, preload);
-  commands.push(`${floor.child.command}   # profile, as above`);
-  const stackFloor = await profileUnderLoad(floor, floorOut, floorKeys());
-  return { ...ping, summary: summarize(ping.profile, 18), groups: compareGroups(stackFloor, ping), floorRps: stackFloor.rps };
+  const referenceOut = path.join(tmpRoot, 'stack-reference.cpuprofile');
+  const reference = await L.startStackReference('stack-lean', { CPU_PROFILE_OUT: referenceOut }, preload);
+  commands.push(`${reference.child.command}   # profile, as above`);
+  const stackReference = await profileUnderLoad(reference, referenceOut, referenceKeys());
+  return { ...ping, summary: summarize(ping.profile, 18), groups: compareGroups(stackReference, ping), referenceRps: stackReference.rps };
 }
 
 function groupTable(groups) {
   const total = groups.reduce((a, [, x, y]) => [a[0] + x, a[1] + y], [0, 0]);
-  return `| where | stack floor µs | Gatehouse µs | difference |
+  return `| where | reference server µs | Gatehouse µs | difference |
 |---|---|---|---|
 ${groups.map(([g, x, y]) => `| ${g} | ${fmt(x, 1)} | ${fmt(y, 1)} | ${y - x >= 0 ? '+' : ''}${fmt(y - x, 1)} |`).join('\n')}
 | **total** | ${fmt(total[0], 1)} | ${fmt(total[1], 1)} | ${total[1] - total[0] >= 0 ? '+' : ''}${fmt(total[1] - total[0], 1)} |`;

@@ -1,33 +1,33 @@
 'use strict';
-// Reference servers ("floors"): what the stack costs before Gatehouse's own work, measured in the
+// Reference servers of the stack: what the stack costs before Gatehouse's own work, measured in the
 // same run as the bare reference and the app. NestJS + Fastify (the project's versions) answering
 // the ping's JSON and three rate-limit headers.
-//   node bench/floor-server.js <port> route   a controller route, nothing else
-//   node bench/floor-server.js <port> guard   + one global guard: sha256 of X-Api-Key, an in-memory
-//                                             key map, an in-memory per-key counter, 3 headers
-//   node bench/floor-server.js <port> guard-deferred
-//                                             the same guard answering after I/O polling
-//                                             (setImmediate), as Gatehouse's counters do
-//   node bench/floor-server.js <port> guard-redis
-//                                             the guard with its counter in Redis (REDIS_URL,
-//                                             keys under REDIS_KEY_PREFIX): one EVALSHA per request
-//   node bench/floor-server.js <port> stack | stack-lean
-//                                             the stack Gatehouse keeps: passport-headerapikey
-//                                             through @nestjs/passport, then @nestjs/throttler's guard,
-//                                             both as cheap as they go (see stackProviders)
-//   node bench/floor-server.js <port> stack-contract
-//                                             stack-lean answering with the response head docs/API.md
-//                                             asks of every API-key answer, as Gatehouse writes it: a
-//                                             request id (randomUUID, in an onRequest hook), Vary:
-//                                             Origin, and the IETF RateLimit-Policy and RateLimit
-//                                             fields beside the throttler's three X-RateLimit-*
-//   node bench/floor-server.js <port> hook | hook-contract
-//                                             what leaving the stack would buy (docs/PERFORMANCE.md,
-//                                             "Tried and not kept"): the ping answered in a
-//                                             Fastify onRequest hook, before Nest's router,
-//                                             passport and the throttler — sha256 key look-up, in-memory
-//                                             counter, three X-RateLimit-* headers (hook), or the
-//                                             contract's response head as stack-contract's (hook-contract)
+//   node bench/reference-server.js <port> route   a controller route, nothing else
+//   node bench/reference-server.js <port> guard   + one global guard: sha256 of X-Api-Key, an in-memory
+//                                                 key map, an in-memory per-key counter, 3 headers
+//   node bench/reference-server.js <port> guard-deferred
+//                                                 the same guard answering after I/O polling
+//                                                 (setImmediate), as Gatehouse's counters do
+//   node bench/reference-server.js <port> guard-redis
+//                                                 the guard with its counter in Redis (REDIS_URL,
+//                                                 keys under REDIS_KEY_PREFIX): one EVALSHA per request
+//   node bench/reference-server.js <port> stack | stack-lean
+//                                                 the stack Gatehouse keeps: passport-headerapikey
+//                                                 through @nestjs/passport, then @nestjs/throttler's guard,
+//                                                 both as cheap as they go (see stackProviders)
+//   node bench/reference-server.js <port> stack-contract
+//                                                 stack-lean answering with the response head docs/API.md
+//                                                 asks of every API-key answer, as Gatehouse writes it: a
+//                                                 request id (randomUUID, in an onRequest hook), Vary:
+//                                                 Origin, and the IETF RateLimit-Policy and RateLimit
+//                                                 fields beside the throttler's three X-RateLimit-*
+//   node bench/reference-server.js <port> hook | hook-contract
+//                                                 what leaving the stack would buy (docs/PERFORMANCE.md,
+//                                                 "Tried and not kept"): the ping answered in a
+//                                                 Fastify onRequest hook, before Nest's router,
+//                                                 passport and the throttler — sha256 key look-up, in-memory
+//                                                 counter, three X-RateLimit-* headers (hook), or the
+//                                                 contract's response head as stack-contract's (hook-contract)
 // Every stack mode also answers POST /api/v1/nonces/verify (bench/ab.js --scenario verify): a JSON body of one
 // field through Nest's ValidationPipe (class-validator: IsString, MaxLength; unknown fields refused, as
 // Gatehouse's pipe does) and the same guards, answered { valid: false, reason: 'unknown' } — what the stack
@@ -104,7 +104,7 @@ if (mode === 'guard-redis') {
     lua: "local h = redis.call('INCR', KEYS[1]) if h == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return h",
   });
 }
-const redisPrefix = process.env.REDIS_KEY_PREFIX || 'floor:';
+const redisPrefix = process.env.REDIS_KEY_PREFIX || 'reference:';
 
 /** The three X-RateLimit-* headers of these servers' fixed 6000-a-minute window; returns what remains. */
 function writeLimitHeaders(reply, hits) {
@@ -219,18 +219,18 @@ function imports() {
   ];
 }
 
-class FloorModule {}
+class ReferenceModule {}
 if (mode.startsWith('stack')) declareVerifyRoute();
 Module({
   imports: imports(),
   controllers: mode.startsWith('stack') ? [PingController, VerifyController] : [PingController],
   providers: mode === 'route' ? [] : mode.startsWith('stack') ? stackProviders() : [{ provide: APP_GUARD, useClass: KeyGuard }],
-})(FloorModule);
+})(ReferenceModule);
 
 (async () => {
   const contract = mode === 'stack-contract' || mode === 'hook-contract';
   const adapter = new FastifyAdapter(contract ? { genReqId: () => randomUUID() } : {});
-  const app = await NestFactory.create(FloorModule, adapter, { logger: false });
+  const app = await NestFactory.create(ReferenceModule, adapter, { logger: false });
   if (mode.startsWith('stack')) app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   if (contract) {
     app
@@ -264,7 +264,7 @@ Module({
       });
   }
   await app.listen(port, '127.0.0.1');
-  console.log(`nest floor (${mode}) on 127.0.0.1:${port}`);
+  console.log(`stack reference (${mode}) on 127.0.0.1:${port}`);
 })();
 
 process.on('SIGTERM', () => process.exit(0));
