@@ -11,7 +11,8 @@
 // with the node flags of this checkout's `start:prod`, as the app runs (reference servers run with V8's own
 // settings otherwise).
 //
-// Each side is built into a temporary directory and started once (embedded default, 400 keys, as
+// Each side is built into a temporary directory (a git revision whose package-lock.json differs from this
+// checkout's with its own locked dependencies, ~1 minute more) and started once (embedded default, 400 keys, as
 // bench/run.js), then measured in turns — one side runs while the others are stopped (SIGSTOP) —
 // so the machine's drift hits every side alike. Besides req/s and CPU µs per request, it counts
 // the instructions the server executes per request with `perf stat` where the kernel allows it:
@@ -88,7 +89,11 @@ const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-ab-'));
 
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
 
-/** A built copy of `rev` (dist/, prisma/, package.json; node_modules linked from this checkout). */
+/**
+ * A built copy of `rev` (dist/, prisma/, package.json). node_modules is this checkout's, linked, unless `rev` is a
+ * git revision whose package-lock.json differs: then its own locked dependencies are installed, so that a
+ * dependency it ran with (a Fastify or Nest release) is measured as it was, not this checkout's.
+ */
 function build(rev) {
   const dir = fs.mkdtempSync(path.join(tmpRoot, 'build-'));
   if (rev === 'worktree') {
@@ -101,15 +106,20 @@ function build(rev) {
   } else {
     run('sh', ['-c', `git archive ${JSON.stringify(rev)} | tar -x -C ${JSON.stringify(dir)}`], L.ROOT);
   }
-  fs.symlinkSync(path.join(L.ROOT, 'node_modules'), path.join(dir, 'node_modules'));
-  run(path.join(L.ROOT, 'node_modules/.bin/prisma'), ['generate'], dir);
+  const ownLock =
+    rev !== 'worktree' &&
+    !fs.readFileSync(path.join(dir, 'package-lock.json')).equals(fs.readFileSync(path.join(L.ROOT, 'package-lock.json')));
+  if (ownLock) {
+    L.log(`${rev}: its package-lock.json differs from this checkout's; installing its own dependencies`);
+    run('npm', ['ci', '--no-audit', '--no-fund'], dir);
+  } else fs.symlinkSync(path.join(L.ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  run(path.join(dir, 'node_modules/.bin/prisma'), ['generate'], dir);
   try {
-    run(path.join(L.ROOT, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], dir);
+    run(path.join(dir, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'], dir);
   } catch (err) {
-    // An older revision against this checkout's dependencies may not type-check (their types moved on);
-    // tsc still writes its JavaScript, which is what runs.
+    // tsc writes the JavaScript, which is what runs, even where an old revision's types no longer check.
     if (!fs.existsSync(path.join(dir, 'dist/main.js'))) throw err;
-    L.log(`${rev}: type errors against this checkout's node_modules; built anyway`);
+    L.log(`${rev}: type errors; built anyway`);
   }
   return dir;
 }
