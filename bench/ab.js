@@ -106,9 +106,9 @@ function build(rev) {
   } else {
     run('sh', ['-c', `git archive ${JSON.stringify(rev)} | tar -x -C ${JSON.stringify(dir)}`], L.ROOT);
   }
+  const lock = path.join(dir, 'package-lock.json');
   const ownLock =
-    rev !== 'worktree' &&
-    !fs.readFileSync(path.join(dir, 'package-lock.json')).equals(fs.readFileSync(path.join(L.ROOT, 'package-lock.json')));
+    rev !== 'worktree' && fs.existsSync(lock) && !fs.readFileSync(lock).equals(fs.readFileSync(path.join(L.ROOT, 'package-lock.json')));
   if (ownLock) {
     L.log(`${rev}: its package-lock.json differs from this checkout's; installing its own dependencies`);
     run('npm', ['ci', '--no-audit', '--no-fund'], dir);

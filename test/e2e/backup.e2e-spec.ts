@@ -111,6 +111,12 @@ const snapshot = (dir: string): string[] =>
   }, 180_000);
 
   it('refuses to restore into a directory a running service holds, one holding a database (without --force), or from a file that is not a backup; nothing changes', async () => {
+    // Its service, backup and restored copy are the test's above: without them this one has nothing to refuse.
+    if (!existsSync(file) || !existsSync(embeddedPaths(restored).database)) {
+      throw new Error(
+        'Needs the backup and the restored copy of the test before, which did not finish: it failed (see that failure) or was not run.',
+      );
+    }
     const app = await AppProcess.start(env(running));
     try {
       const held = await cli('db-restore', [file, '--force'], env(running));
