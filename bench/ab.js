@@ -12,7 +12,7 @@
 // settings otherwise).
 //
 // Each side is built into a temporary directory (a git revision whose package-lock.json differs from this
-// checkout's with its own locked dependencies, ~1 minute more) and started once (embedded default, 400 keys, as
+// checkout's gets its own locked dependencies, ~1 minute more) and started once (embedded default, 400 keys, as
 // bench/run.js), then measured in turns — one side runs while the others are stopped (SIGSTOP) —
 // so the machine's drift hits every side alike. Besides req/s and CPU µs per request, it counts
 // the instructions the server executes per request with `perf stat` where the kernel allows it:
