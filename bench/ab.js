@@ -2,6 +2,8 @@
 // Compares builds of Gatehouse on the API-key path, for a change too small for `npm run bench` to
 // see: `npm run bench:ab -- HEAD~1 worktree` (or any git revisions; `worktree` is the working tree,
 // uncommitted changes included). A side may add environment variables: `worktree:USAGE_RECORDING=off`.
+// A side named twice is built once and started twice (`beca275 worktree beca275 worktree`): what
+// differs between starts of one build shows beside what differs between builds.
 // `worktree:pg` runs that side on PostgreSQL + Redis (127.0.0.1; a database made for the run and
 // dropped after it, keys under their own prefix) instead of the embedded default.
 // `bare` adds the bare node:http reference and `stack:<mode>` a bench/reference-server.js mode, so that
@@ -94,7 +96,15 @@ const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore',
  * git revision whose package-lock.json differs: then its own locked dependencies are installed, so that a
  * dependency it ran with (a Fastify or Nest release) is measured as it was, not this checkout's.
  */
+/** Each revision's build directory: a revision named twice is built once and started twice. */
+const builds = new Map();
+
 function build(rev) {
+  if (!builds.has(rev)) builds.set(rev, buildOnce(rev));
+  return builds.get(rev);
+}
+
+function buildOnce(rev) {
   const dir = fs.mkdtempSync(path.join(tmpRoot, 'build-'));
   if (rev === 'worktree') {
     for (const f of ['src', 'prisma', 'package.json', 'prisma.config.ts', 'tsconfig.json', 'tsconfig.build.json']) {
@@ -152,21 +162,26 @@ function countInstructions(pid) {
 }
 
 /**
- * Instructions of the server's main thread (callgrind, --callgrind) until `stop()`; with `keepAs`,
- * the dump is copied there before the dumps are deleted.
+ * Instructions of the server's main thread, and of all its threads (V8's GC helpers and libuv's pool
+ * besides), counted by callgrind until `stop()`; with `keepAs`, the main thread's dump is copied there
+ * before the dumps are deleted.
  */
 function countCallgrind(pid, keepAs) {
   execFileSync('callgrind_control', ['-z', String(pid)], { stdio: 'ignore' });
   return {
     async stop() {
       execFileSync('callgrind_control', ['-d', String(pid)], { stdio: 'ignore' });
-      // --separate-threads=yes: one file per dump and thread; thread 1 is the event loop.
-      const dumps = fs.readdirSync(tmpRoot).filter((f) => f.startsWith(`callgrind.${pid}.`) && f.endsWith('-01'));
-      const last = dumps.sort((a, b) => Number(a.split('.')[2].split('-')[0]) - Number(b.split('.')[2].split('-')[0])).at(-1);
-      const summary = fs.readFileSync(path.join(tmpRoot, last), 'utf8').match(/^summary: (\d+)/m);
-      if (keepAs) fs.copyFileSync(path.join(tmpRoot, last), keepAs);
-      for (const f of fs.readdirSync(tmpRoot)) if (f.startsWith(`callgrind.${pid}.`)) fs.rmSync(path.join(tmpRoot, f));
-      return summary ? { user: Number(summary[1]), kernel: 0 } : undefined;
+      // --separate-threads=yes: one file per dump and thread (callgrind.<pid>.<dump>-<thread>); thread 1 is the event loop.
+      const files = fs.readdirSync(tmpRoot).filter((f) => f.startsWith(`callgrind.${pid}.`));
+      const dumpOf = (f) => Number(f.split('.')[2].split('-')[0]);
+      const last = Math.max(...files.map(dumpOf));
+      const summaryOf = (f) => Number(fs.readFileSync(path.join(tmpRoot, f), 'utf8').match(/^summary: (\d+)/m)?.[1] ?? NaN);
+      const main = files.find((f) => dumpOf(f) === last && f.endsWith('-01'));
+      const user = summaryOf(main);
+      const allThreads = files.filter((f) => dumpOf(f) === last).reduce((sum, f) => sum + (summaryOf(f) || 0), 0);
+      if (keepAs) fs.copyFileSync(path.join(tmpRoot, main), keepAs);
+      for (const f of files) fs.rmSync(path.join(tmpRoot, f));
+      return Number.isFinite(user) ? { user, kernel: 0, allThreads } : undefined;
     },
   };
 }
@@ -183,7 +198,8 @@ async function callgrindRound(side, keepAs) {
     await L.cannon({ ...side.opts(), amount: SCENARIO === 'limited' ? 7000 : 1000, connections: 10 });
     const counter = countCallgrind(side.app.pid, keepAs);
     const result = await L.cannon({ ...side.opts(), amount: REQUESTS, connections: 10 });
-    const counted = (await counter.stop()).user / REQUESTS / 1000;
+    const counts = await counter.stop();
+    const counted = { main: counts.user / REQUESTS / 1000, all: counts.allThreads / REQUESTS / 1000 };
     if (Object.keys(result.statusCodeStats ?? {}).every((code) => code === expected)) return counted;
     if (attempt === 3)
       throw new Error(`${side.spec}: rounds keep getting answers other than ${expected}: ${JSON.stringify(result.statusCodeStats)}`);
@@ -229,10 +245,13 @@ async function main() {
   const warm = CALLGRIND ? { amount: 30_000, connections: 10 } : { duration: 10 };
   const sides = [];
   const referenceKeys = L.randomKeys(KEY_COUNT);
-  for (const spec of specs) {
+  for (const [i, given] of specs.entries()) {
+    // A side named again is another start of the same build, labelled by its turn: `beca275 #2`.
+    const turn = specs.slice(0, i + 1).filter((other) => other === given).length;
+    const spec = turn > 1 ? `${given} #${turn}` : given;
     // A value may hold colons (`worktree:OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318`): a piece that is
     // neither `pg` nor `NAME=…` continues the variable before it.
-    const [rev, ...envPairs] = spec
+    const [rev, ...envPairs] = given
       .split(':')
       .reduce(
         (pieces, p, i) =>
@@ -263,7 +282,7 @@ async function main() {
       });
       await L.cannon({ ...opts(), ...(CALLGRIND ? warm : { duration: 5 }) });
       process.kill(server.pid, 'SIGSTOP');
-      sides.push({ spec, app: server, opts, rps: [], cpu: [], instr: [], p99: [] });
+      sides.push({ spec, app: server, opts, rps: [], cpu: [], instr: [], instrAll: [], p99: [] });
       continue;
     }
     const pg = envPairs[0] === 'pg';
@@ -301,15 +320,19 @@ async function main() {
     });
     await L.cannon({ ...opts(), ...warm }); // warm: every key looked up, JIT settled
     process.kill(app.pid, 'SIGSTOP');
-    sides.push({ spec, app, opts, rps: [], cpu: [], instr: [], p99: [] });
+    sides.push({ spec, app, opts, rps: [], cpu: [], instr: [], instrAll: [], p99: [] });
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const side of round % 2 ? [...sides].reverse() : sides) {
       process.kill(side.app.pid, 'SIGCONT');
       if (CALLGRIND) {
-        side.instr.push(await callgrindRound(side));
+        const counted = await callgrindRound(side);
+        side.instr.push(counted.main);
+        side.instrAll.push(counted.all);
         process.kill(side.app.pid, 'SIGSTOP');
-        L.log(`${side.spec}: ${side.instr.at(-1).toFixed(1)}k instructions/req (main thread, callgrind)`);
+        L.log(
+          `${side.spec}: ${counted.main.toFixed(1)}k instructions/req on the main thread, ${counted.all.toFixed(1)}k in all threads (callgrind)`,
+        );
         continue;
       }
       await L.cannon({ ...side.opts(), duration: 1 });
@@ -343,13 +366,14 @@ async function main() {
   }
   if (CPU_PROFILE) await cpuProfiles(sides);
   if (CALLGRIND) {
-    console.log(`\n${SCENARIO} path, callgrind, ${ROUNDS} rounds of ${REQUESTS} requests; main thread\n`);
-    console.log('| build | k instructions/req, median [each round] | lowest |');
-    console.log('|---|---|---|');
+    console.log(`\n${SCENARIO} path, callgrind, ${ROUNDS} rounds of ${REQUESTS} requests\n`);
+    console.log('| build | main thread: k instructions/req, median [each round] | lowest | all threads: median [each round] |');
+    console.log('|---|---|---|---|');
+    const list = (xs) => xs.map((x) => x.toFixed(1)).join(' ');
     for (const s of sides) {
       process.kill(s.app.pid, 'SIGCONT');
       console.log(
-        `| ${s.spec} | ${L.median(s.instr).toFixed(1)} [${s.instr.map((x) => x.toFixed(1)).join(' ')}] | ${Math.min(...s.instr).toFixed(1)} |`,
+        `| ${s.spec} | ${L.median(s.instr).toFixed(1)} [${list(s.instr)}] | ${Math.min(...s.instr).toFixed(1)} | ${L.median(s.instrAll).toFixed(1)} [${list(s.instrAll)}] |`,
       );
     }
     for (const s of sides) await L.stop(s.app.child, 60_000);
