@@ -54,7 +54,7 @@ export class Authenticator {
    */
   private async sessionCookieUser(req: Request): Promise<Principal | null> {
     const secret = sessionSecretOf(req.headers.cookie);
-    const userId = secret === undefined ? null : await this.browserSessions.liveUserOf(secret);
+    const userId = secret === undefined ? null : await this.browserSessions.liveUserOf(req, secret);
     return userId === null ? null : ((await this.users.find(userId))?.principal ?? null);
   }
 

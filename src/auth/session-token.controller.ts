@@ -57,6 +57,6 @@ export class SessionTokenController {
     const secret = sessionSecretOf(req.headers.cookie);
     if (secret === undefined)
       throw new AppError('missing_credentials', 'This browser has no session: sign in.').withChallenge(CHALLENGE.bearer);
-    return this.sessions.exchange(secret);
+    return this.sessions.exchange(req, secret);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service';
 import type { RequestSource } from '../common/current-principal.decorator';
+import type { Request } from '../common/request';
 import { CacheInvalidation } from '../cache/invalidation.service';
 import { AppError } from '../common/errors/app-error';
 import { CHALLENGE } from '../common/errors/challenges';
@@ -14,6 +15,9 @@ import { TokenService } from './token.service';
 /** A browser's one session, named by its cookie (docs/DECISIONS.md, "The dashboard's session cookie"). */
 @Injectable()
 export class BrowserSessionService {
+  /** Each request's session look-up (see sessionOf). */
+  private readonly byRequest = new WeakMap<Request, { readonly secret: string; readonly session: Promise<SessionRow | null> }>();
+
   constructor(
     private readonly prisma: PrismaService,
     private readonly tokens: TokenService,
@@ -26,8 +30,8 @@ export class BrowserSessionService {
    * its `jti` is the session's id, so ending the session refuses it with every other token of the
    * session. No new row: one browser, one session.
    */
-  async exchange(secret: string): Promise<SessionTokenDto> {
-    const session = await this.sessionOf(secret);
+  async exchange(req: Request, secret: string): Promise<SessionTokenDto> {
+    const session = await this.sessionOf(req, secret);
     if (session === null || session.endedAt !== null)
       throw new AppError('invalid_token', 'This browser is signed out: sign in again.').withChallenge(CHALLENGE.invalidToken);
     const left = Math.floor((session.expiresAt.getTime() - Date.now()) / 1000);
@@ -38,17 +42,20 @@ export class BrowserSessionService {
   }
 
   /** The user of the live session `secret` names, or null: the exchange is then counted per client IP. */
-  async liveUserOf(secret: string): Promise<string | null> {
-    const session = await this.sessionOf(secret);
+  async liveUserOf(req: Request, secret: string): Promise<string | null> {
+    const session = await this.sessionOf(req, secret);
     return isLive(session, new Date()) ? session.userId : null;
   }
 
-  /** The session `secret` names, with what a token (id, tokenVersion) and an audit event (accountId, email) need of its user. */
-  private sessionOf(secret: string) {
-    return this.prisma.session.findUnique({
-      where: { secretHash: hashOneTimeToken(secret) },
-      include: { user: { select: { id: true, tokenVersion: true, accountId: true, email: true } } },
-    });
+  /**
+   * The session `secret` names (findSession), looked up once per request: the exchange route's
+   * authentication (whom to count) and its handler read the same row, so an exchange costs one query.
+   */
+  private sessionOf(req: Request, secret: string): Promise<SessionRow | null> {
+    let looked = this.byRequest.get(req);
+    if (looked === undefined || looked.secret !== secret)
+      this.byRequest.set(req, (looked = { secret, session: Promise.resolve(findSession(this.prisma, secret)) }));
+    return looked.session;
   }
 
   /**
@@ -59,7 +66,7 @@ export class BrowserSessionService {
    */
   async replace(started: StartedSession, oldSecret: string, source: RequestSource): Promise<void> {
     const now = new Date();
-    const old = await this.sessionOf(oldSecret);
+    const old = await findSession(this.prisma, oldSecret);
     if (!isLive(old, now) || old.userId !== started.userId || old.id === started.sessionId) return;
     await this.prisma.$transaction(async (tx) => {
       if (!(await endSession(tx, old, now))) return;
@@ -77,6 +84,16 @@ export class BrowserSessionService {
     this.invalidation.invalidate('user', old.userId);
   }
 }
+
+/** The session `secret` names, with what a token (id, tokenVersion) and an audit event (accountId, email) need of its user. */
+function findSession(prisma: PrismaService, secret: string) {
+  return prisma.session.findUnique({
+    where: { secretHash: hashOneTimeToken(secret) },
+    include: { user: { select: { id: true, tokenVersion: true, accountId: true, email: true } } },
+  });
+}
+
+type SessionRow = NonNullable<Awaited<ReturnType<typeof findSession>>>;
 
 /** Not ended, and not past its end at `now`. */
 function isLive<S extends { endedAt: Date | null; expiresAt: Date }>(session: S | null, now: Date): session is S {

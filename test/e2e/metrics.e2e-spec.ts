@@ -163,6 +163,22 @@ describe('Metrics', () => {
       expect(leaked).toEqual([]);
     });
 
+    it('a session exchange reads its session once: deciding whom to count and answering share one query', async () => {
+      // A cookie of the right shape naming no session: refused after the look-up (401 invalid_token).
+      const exchange = (i: number) =>
+        t.http
+          .post('/api/v1/auth/login/session')
+          .set('X-Gatehouse-Session', '1')
+          .set('Cookie', `gatehouse_session=ghs_${String(i).padStart(43, 'x')}`);
+      const queries = async () => sum(await scrape(), 'gatehouse_db_query_duration_seconds_count');
+      const before = await queries();
+      const n = 20;
+      for (let i = 0; i < n; i++) expectError(await exchange(i), 401, 'invalid_token');
+      // One query an exchange, and room for a few of the app's own timers landing meanwhile; two each would be 40.
+      expect(await queries()).toBeGreaterThanOrEqual(before + n);
+      expect(await queries()).toBeLessThan(before + 1.5 * n);
+    });
+
     it('leaves /metrics out of the OpenAPI document', async () => {
       const doc = (await t.http.get('/docs-json').expect(200)).body as { paths: Record<string, unknown> };
       expect(Object.keys(doc.paths).filter((p) => p.includes('metrics'))).toEqual([]);
