@@ -64,6 +64,8 @@ describe('loadConfig', () => {
     ['METRICS_PORT', 'abc'],
     ['METRICS_PORT', '0'],
     ['METRICS_PORT', '70000'],
+    ['PUBLIC_URL', 'gatehouse.example.com'],
+    ['PUBLIC_URL', 'https://example.com/gatehouse'],
   ])('refuses %s=%s with a ConfigError naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name === 'NODE_ENV' ? /NODE_ENV/ : new RegExp(name));

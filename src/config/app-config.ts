@@ -120,9 +120,16 @@ class EnvironmentVariables {
   @MinLength(3)
   MAIL_FROM: string = 'Gatehouse <gatehouse@localhost>';
 
-  /** Where people reach Gatehouse: links in e-mails start with it. Default: http://localhost:PORT. */
+  /**
+   * Where people reach Gatehouse: links in e-mails start with it. Default: http://localhost:PORT. An
+   * origin without a path: the dashboard loads its scripts and calls the API from the root of its host,
+   * so behind a path prefix its pages and the e-mailed links would not work.
+   */
   @IsOptional()
-  @Matches(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, { message: 'PUBLIC_URL must be an http(s) URL such as https://gatehouse.example.com' })
+  @Matches(/^https?:\/\/[^/?#]+\/?$/, {
+    message:
+      'PUBLIC_URL must be the http(s) origin Gatehouse is opened at, without a path, such as https://gatehouse.example.com (Gatehouse is served at the root of its host)',
+  })
   PUBLIC_URL?: string;
 
   @IsIn(['open', 'closed'])

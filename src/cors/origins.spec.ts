@@ -41,7 +41,7 @@ describe('serviceOrigins', () => {
   it("is PUBLIC_URL's origin (default http://localhost:PORT) and DASHBOARD_ORIGINS", () => {
     expect(loadConfig({}).serviceOrigins).toEqual(['http://localhost:3000']);
     expect(
-      loadConfig({ PUBLIC_URL: 'https://Gatehouse.example.com/base/', DASHBOARD_ORIGINS: 'https://dash.example.com' }).serviceOrigins,
+      loadConfig({ PUBLIC_URL: 'https://Gatehouse.example.com/', DASHBOARD_ORIGINS: 'https://dash.example.com' }).serviceOrigins,
     ).toEqual(['https://gatehouse.example.com', 'https://dash.example.com']);
   });
 });
