@@ -91,11 +91,6 @@ const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'gatehouse-ab-'));
 
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
 
-/**
- * A built copy of `rev` (dist/, prisma/, package.json). node_modules is this checkout's, linked, unless `rev` is a
- * git revision whose package-lock.json differs: then its own locked dependencies are installed, so that a
- * dependency it ran with (a Fastify or Nest release) is measured as it was, not this checkout's.
- */
 /** Each revision's build directory: a revision named twice is built once and started twice. */
 const builds = new Map();
 
@@ -104,6 +99,11 @@ function build(rev) {
   return builds.get(rev);
 }
 
+/**
+ * A built copy of `rev` (dist/, prisma/, package.json). node_modules is this checkout's, linked, unless `rev` is a
+ * git revision whose package-lock.json differs: then its own locked dependencies are installed, so that a
+ * dependency it ran with (a Fastify or Nest release) is measured as it was, not this checkout's.
+ */
 function buildOnce(rev) {
   const dir = fs.mkdtempSync(path.join(tmpRoot, 'build-'));
   if (rev === 'worktree') {
