@@ -109,6 +109,32 @@ const SKIPPER = `(async () => {
   out.dataset.done = 'true';
 })();`;
 
+/**
+ * A visitor's clock, run in the page before its scripts (page.addInitScript): Date and Date.now
+ * `offsetMs` off the real time, and `jumpMs` later still from the moment the widget sends its
+ * solution. ALTCHA's workers keep the real clock; they do not read it.
+ */
+function pageClock({ offsetMs, jumpMs }: { offsetMs: number; jumpMs: number }): void {
+  const realFetch = fetch;
+  const RealDate = Date;
+  let offset = offsetMs;
+  class VisitorDate extends RealDate {
+    constructor(...args: unknown[]) {
+      if (args.length === 0) super(RealDate.now() + offset);
+      else super(...(args as []));
+    }
+    static override now() {
+      return RealDate.now() + offset;
+    }
+  }
+  const page = globalThis as unknown as { Date: unknown; fetch: typeof fetch };
+  page.Date = VisitorDate;
+  page.fetch = (input, init) => {
+    if (typeof input === 'string' && input.endsWith('/api/v1/widget/nonces')) offset = offsetMs + jumpMs;
+    return realFetch(input, init);
+  };
+}
+
 async function listen(server: Server): Promise<number> {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   return (server.address() as AddressInfo).port;
@@ -597,4 +623,91 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
     });
     expect(await widgetDerivations()).toBe(derivationsBefore);
   });
+
+  it(
+    'judges expiry by Gatehouse’s clock, not the visitor’s: a clock 10 minutes fast still gets its form through, one 10 minutes slow loses the nonce when it expires',
+    async () => {
+      const skewClock = (page: Page, minutes: number) => page.addInitScript(pageClock, { offsetMs: minutes * 60_000, jumpMs: 0 });
+      const verdict = { valid: true, issuedAt: expect.any(String), hostname: 'localhost', effort: EFFORT };
+
+      const key = await newWidgetKey();
+      await withPage('widget-browser-clock-fast.png', async (page, pageErrors) => {
+        await skewClock(page, 10);
+        await page.goto(`${allowedSite}/?key=${key}`);
+        await page.getByRole('checkbox', { name: "I'm not a robot" }).click();
+        await waitForEvent(page, SOLVE_TIMEOUT);
+        await page.getByLabel('Email').fill('fast.clock@example.com');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        const answer = JSON.parse(await page.locator('#answer').innerText()) as SignupAnswer;
+        expect(answer).toEqual({ fields: ['email', 'gatehouse-nonce'], verdict, receivedAt: expect.any(Number) });
+        expect(pageErrors).toEqual([]);
+      });
+
+      // An account whose nonces live 30 s, the shortest allowed.
+      const shortLived = await createAccount(t);
+      await t.http
+        .patch('/api/v1/account')
+        .set('Authorization', `Bearer ${shortLived.owner.token}`)
+        .send({ nonceTtlSeconds: 30 })
+        .expect(200);
+      const { key: shortKey } = await shortLived.createKey({ scopes: ['widget'], allowedOrigins: [allowedSite] });
+      await withPage('widget-browser-clock-slow.png', async (page, pageErrors) => {
+        await skewClock(page, -10);
+        await page.goto(`${allowedSite}/?key=${shortKey}`);
+        await page.getByRole('checkbox', { name: "I'm not a robot" }).click();
+        await waitForEvent(page, SOLVE_TIMEOUT);
+        const { events } = await recorded(page);
+        expect(events.map((e) => e.type)).toEqual(['gatehouse:verified']);
+        expect(await page.locator('input[name="gatehouse-nonce"]').inputValue()).toMatch(/^ghn_/);
+        // Gatehouse's 30 s pass: by its clock the nonce is dead, and the widget says so.
+        await expect(page.getByRole('alert').textContent({ timeout: 40_000 })).resolves.toBe('Verification expired. Try again.');
+        expect(await page.locator('input[name="gatehouse-nonce"]').inputValue()).toBe('');
+        expect(await page.getByRole('checkbox').isChecked()).toBe(false);
+        expect(pageErrors).toEqual([]);
+      });
+    },
+    2 * SOLVE_TIMEOUT + 60_000,
+  );
+
+  it(
+    'says "expired", not "refused", when the solution reaches Gatehouse after its challenge ran out (a tab in the background)',
+    async () => {
+      const SIX_MINUTES = 6 * 60_000;
+      const realNow = Date.now;
+      // Six minutes pass between the solve and the exchange, for the page and for Gatehouse alike:
+      // both clocks jump as the solution is sent. Gatehouse runs in this process.
+      const jump = (req: { method: string; url: string }) => {
+        if (req.method === 'POST' && req.url === '/api/v1/widget/nonces') Date.now = () => realNow() + SIX_MINUTES;
+      };
+      const server = t.app.getHttpServer();
+      server.prependListener('request', jump);
+      try {
+        await withPage('widget-browser-challenge-ran-out.png', async (page, pageErrors) => {
+          await page.addInitScript(pageClock, { offsetMs: 0, jumpMs: SIX_MINUTES });
+          await page.goto(allowedSite);
+          await page.getByRole('checkbox', { name: "I'm not a robot" }).click();
+          await waitForEvent(page, SOLVE_TIMEOUT);
+          const { events } = await recorded(page);
+          expect(withoutTimes(events)).toEqual([
+            {
+              type: 'gatehouse:error',
+              target: 'gatehouse-widget',
+              detail: {
+                code: 'challenge_failed',
+                status: 422,
+                message: 'This challenge expired before its solution was sent; solve a new challenge.',
+              },
+            },
+          ]);
+          await expect(page.getByRole('alert').textContent()).resolves.toBe('Verification expired. Try again.');
+          expect(await page.locator('input[name="gatehouse-nonce"]').inputValue()).toBe('');
+          expect(pageErrors).toEqual([]);
+        });
+      } finally {
+        server.removeListener('request', jump);
+        Date.now = realNow;
+      }
+    },
+    SOLVE_TIMEOUT + 30_000,
+  );
 });

@@ -152,6 +152,11 @@ interface ApiErrorBody {
 
 const readJson = (res: Response): Promise<unknown> => res.json().catch(() => undefined);
 
+/** The times of a challenge (docs/API.md, "Challenges"): when it runs out (s) and when it was issued (ms), by the API's clock. */
+interface ChallengeTimes {
+  readonly parameters?: { readonly expiresAt?: unknown; readonly data?: { readonly issuedAt?: unknown } };
+}
+
 /** A refused request as the widget reports it: the API's code, and its message on the console for the site's owner. */
 function refusal(res: Response, body: unknown, fallbackCode: string, what: string): ErrorDetail {
   const b = (typeof body === 'object' && body !== null ? body : {}) as ApiErrorBody;
@@ -176,7 +181,17 @@ class GatehouseWidget {
   private exchange?: Promise<boolean>;
   /** A state this class put ALTCHA into itself, whose statechange is not to be handled again. */
   private ownState?: StateName;
-  /** The nonce in the field, until when; ALTCHA only knows the challenge's expiry. */
+  /**
+   * The API's clock minus this browser's, in ms, from the last challenge's issue time. The expiries
+   * below are the API's times: a visitor's clock some minutes fast made every nonce look expired
+   * on arrival, and one that is slow kept a dead nonce in the form.
+   */
+  private clockOffset = 0;
+  /** Until when the last challenge may be redeemed (the API's time, ms). */
+  private challengeExpiresAt = 0;
+  /** The state ALTCHA reported before the current one. */
+  private previousState?: StateName;
+  /** The nonce in the field, until when (the API's time, ms); ALTCHA only knows the challenge's expiry. */
   private nonceExpiresAt = 0;
   private nonceTimer?: ReturnType<typeof setTimeout>;
   /** The button a submit is being attempted with, for the instant of its activation (see trackSubmitter). */
@@ -265,11 +280,15 @@ class GatehouseWidget {
     return 'en';
   }
 
-  /** ALTCHA's challenge request, with the widget's key; a refusal is remembered with the API's error code. */
+  /**
+   * ALTCHA's challenge request, with the widget's key; a refusal is remembered with the API's error
+   * code, a challenge's issue and expiry times as the API's clock.
+   */
   private async fetchChallenge(url: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const headers = new Headers(init?.headers);
     headers.set('X-Api-Key', this.key);
     this.challengeError = undefined;
+    const sentAt = Date.now();
     let res: Response;
     try {
       res = await fetch(url, { ...init, headers, credentials: 'omit', mode: 'cors' });
@@ -278,11 +297,28 @@ class GatehouseWidget {
       this.challengeError = { code: 'network_error', message: 'Gatehouse could not be reached.' };
       throw err;
     }
-    if (!res.ok) this.challengeError = refusal(res, await readJson(res.clone()), 'challenge_unavailable', 'The challenge request');
+    const body = await readJson(res.clone());
+    if (!res.ok) this.challengeError = refusal(res, body, 'challenge_unavailable', 'The challenge request');
+    else this.readClock(body as ChallengeTimes | undefined, (sentAt + Date.now()) / 2);
     return res;
   }
 
+  /** The API's clock from a challenge it issued (`parameters.data.issuedAt`, ms), taken as read halfway through the request. */
+  private readClock(challenge: ChallengeTimes | undefined, localAt: number): void {
+    const p = challenge?.parameters;
+    if (typeof p?.expiresAt !== 'number' || typeof p.data?.issuedAt !== 'number') return;
+    this.clockOffset = p.data.issuedAt - localAt;
+    this.challengeExpiresAt = p.expiresAt * 1000;
+  }
+
+  /** Now, by the API's clock. */
+  private apiNow(): number {
+    return Date.now() + this.clockOffset;
+  }
+
   private onStateChange(state: StateName): void {
+    const previous = this.previousState;
+    this.previousState = state;
     if (state !== 'verified') this.field.value = '';
     // ALTCHA reports a state this class set itself a moment later (its events wait for a tick).
     if (state === this.ownState) {
@@ -297,8 +333,11 @@ class GatehouseWidget {
       this.reason.textContent = '';
       this.announce('');
     } else if (state === 'expired') {
-      // ALTCHA's timer is the challenge's; once exchanged, the nonce's own lifetime is what counts.
-      if (this.nonceExpiresAt > Date.now()) this.setAltchaState('verified');
+      // ALTCHA times the challenge by this browser's clock, which may be minutes off the API's: the
+      // API's decides. Once exchanged, the nonce's own lifetime is what counts.
+      const now = this.apiNow();
+      if (this.nonceExpiresAt > now || (this.exchange !== undefined && this.challengeExpiresAt > now)) this.setAltchaState('verified');
+      else if (previous === 'verifying' && this.challengeExpiresAt > now) this.setAltchaState('verifying');
       else this.expired();
     } else if (state === 'error') {
       this.fail(this.challengeError ?? { code: 'verification_failed', message: 'The challenge could not be fetched or solved.' }, false);
@@ -316,9 +355,10 @@ class GatehouseWidget {
     return this.altcha.getState();
   }
 
+  /** ALTCHA's state; `verified` and `verifying` leave its work and payload as they are, the others reset it. */
   private setAltchaState(state: StateName, error?: string): void {
     this.ownState = state;
-    if (state === 'verified') this.altcha.setState(state as State);
+    if (state === 'verified' || state === 'verifying') this.altcha.setState(state as State);
     else this.altcha.reset(state as State, error ?? null);
   }
 
@@ -360,7 +400,7 @@ class GatehouseWidget {
     this.field.value = detail.nonce;
     this.nonceExpiresAt = Date.parse(detail.expiresAt);
     clearTimeout(this.nonceTimer);
-    this.nonceTimer = setTimeout(() => this.expired(), Math.max(0, this.nonceExpiresAt - Date.now()));
+    this.nonceTimer = setTimeout(() => this.expired(), Math.max(0, this.nonceExpiresAt - this.apiNow()));
     this.reason.textContent = '';
     this.announce(`${this.strings().verified}.`);
     this.host.dispatchEvent(new CustomEvent<VerifiedDetail>('gatehouse:verified', { bubbles: true, detail }));
@@ -375,7 +415,10 @@ class GatehouseWidget {
     this.clearNonce();
     this.pendingSubmit = undefined;
     if (setAltchaState) this.setAltchaState('error', `${detail.code}: ${detail.message}`);
-    this.showReason(reasonText(detail.code, this.language()));
+    // A solution refused because its challenge ran out while it was solved (a tab in the
+    // background, a laptop asleep) is no refusal of the visitor's work: it says expired.
+    const ranOut = detail.code === 'challenge_failed' && this.challengeExpiresAt <= this.apiNow();
+    this.showReason(ranOut ? this.strings().expired : reasonText(detail.code, this.language()));
     this.host.dispatchEvent(new CustomEvent<ErrorDetail>('gatehouse:error', { bubbles: true, detail }));
   }
 
