@@ -23,8 +23,12 @@ export class GatehouseConfigurationError extends GatehouseError {
   constructor(
     override readonly code: ConfigurationErrorCode,
     message: string,
-    /** Gatehouse's HTTP status, when it answered. */
-    readonly status?: number,
+    /**
+     * Gatehouse's HTTP status, when it answered. Not `status`: Express, Fastify and Koa answer an
+     * error's `status` as their own, so a wrong key would reach the visitor as a 401 or 403 (and a
+     * wrong `baseUrl` as a 404) instead of the 500 of a server that is set up wrongly.
+     */
+    readonly gatehouseStatus?: number,
     /** Gatehouse's X-Request-Id, when it answered. */
     readonly requestId?: string,
   ) {

@@ -249,10 +249,17 @@ export class GatehouseVerifier extends VerifierCore {
       case 'aborted':
         return { final: this.aborted(attempts) };
       case 'timeout':
-        return { retry: { outcome: 'unverified', error: 'timeout', message: 'Gatehouse did not answer in time.', attempts } };
+        return {
+          retry: { outcome: 'unverified', error: 'timeout', message: `Gatehouse did not answer in time at ${this.endpoint}.`, attempts },
+        };
       case 'network':
         return {
-          retry: { outcome: 'unverified', error: 'network', message: `Gatehouse could not be reached: ${attempt.message}`, attempts },
+          retry: {
+            outcome: 'unverified',
+            error: 'network',
+            message: `Gatehouse could not be reached at ${this.endpoint}: ${attempt.message}`,
+            attempts,
+          },
         };
       case 'answer':
         break;

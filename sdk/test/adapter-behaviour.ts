@@ -25,7 +25,9 @@ async function post(url: string, body: Record<string, unknown>, as: 'json' | 'fo
     body: as === 'json' ? JSON.stringify(body) : new URLSearchParams(body as Record<string, string>).toString(),
   });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', body: JSON.parse(text) as Record<string, unknown> };
+  const type = res.headers.get('content-type') ?? '';
+  // A framework's default error page may be HTML (Express's).
+  return { status: res.status, type, body: (type.includes('json') ? JSON.parse(text) : { text }) as Record<string, unknown> };
 }
 
 const problem = (extra: Record<string, unknown>) => ({

@@ -1,4 +1,8 @@
+import express from 'express';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { GatehouseConfigurationError } from '../src/errors';
+import { gatehouse as expressGatehouse } from '../src/express';
 import { verifyFormData } from '../src/next';
 import { FakeVerifier } from '../src/testing';
 import type { NonceVerifier } from '../src/types';
@@ -31,5 +35,64 @@ describe('Next.js server actions (verifyFormData)', () => {
     await expect(verifyFormData(fake, new FormData())).resolves.toMatchObject({ outcome: 'invalid', reason: 'malformed' });
     form.append('gatehouse-nonce', 'second');
     await expect(verifyFormData(fake, form)).resolves.toMatchObject({ reason: 'malformed' });
+  });
+});
+
+describe('Express without a body parser', () => {
+  it('refuses a form as malformed, unasked, and names the missing parser once in a process warning', async () => {
+    const app = express();
+    app.post('/signup', expressGatehouse(fake), (_req, res) => {
+      res.json({ handled: true });
+    });
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      const asked = fake.verified.length;
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/signup`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ 'gatehouse-nonce': fake.issueNonce() }).toString(),
+        });
+        expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 403, body: { reason: 'malformed' } });
+      }
+      expect(fake.verified.length).toBe(asked);
+      expect(warn.mock.calls).toEqual([
+        [expect.stringContaining('mount express.urlencoded() or express.json() before it'), { code: 'GATEHOUSE_UNPARSED_BODY' }],
+      ]);
+    } finally {
+      warn.mockRestore();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('Express with onRefused', () => {
+  it('answers a refused form its own way (a redirect back to the page), with Express’s own response', async () => {
+    const app = express();
+    app.post(
+      '/signup',
+      express.urlencoded({ extended: false }),
+      expressGatehouse(fake, {
+        onRefused: (verdict, _req, res: express.Response) => res.redirect(303, `/signup?check=${verdict.outcome}`),
+      }),
+      (_req, res) => {
+        res.json({ handled: true });
+      },
+    );
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ 'gatehouse-nonce': 'ghn_made_up' }).toString(),
+        redirect: 'manual',
+      });
+      expect({ status: res.status, location: res.headers.get('location') }).toEqual({ status: 303, location: '/signup?check=invalid' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

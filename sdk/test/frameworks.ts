@@ -30,7 +30,11 @@ const seen = (verdict: Verdict | undefined, body: unknown) => ({
   email: (body as { email?: unknown } | undefined)?.email,
 });
 
-/** Configuration errors reach the framework's error handling: a 500 that names the error's code. */
+/**
+ * Configuration errors reach the framework's error handling. Express and Fastify keep their own
+ * default handling (it reads an error's `status`); the fetch-based servers answer a 500 that names
+ * the error's code.
+ */
 const errorCode = (err: unknown) => ({ error: (err as { code?: string }).code ?? 'unknown' });
 
 const listening = async (server: ReturnType<typeof createServer>): Promise<Mounted> => {
@@ -81,9 +85,6 @@ export const FRAMEWORKS: Record<string, Mount> = {
     app.post('/signup', expressGatehouse(verifier, options), (req, res) => {
       res.json(seen(req.gatehouse, req.body));
     });
-    app.use((err: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      res.status(500).json(errorCode(err));
-    });
     return listening(createServer(app));
   },
 
@@ -91,7 +92,6 @@ export const FRAMEWORKS: Record<string, Mount> = {
     const app = Fastify();
     urlencoded(app);
     app.post('/signup', { preHandler: fastifyGatehouse(verifier, options) }, (request) => seen(request.gatehouse, request.body));
-    app.setErrorHandler((err, _request, reply) => reply.code(500).send(errorCode(err)));
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, close: () => app.close() };
   },

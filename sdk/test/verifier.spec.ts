@@ -159,7 +159,7 @@ describe('GatehouseVerifier', () => {
         await expect(call).rejects.toThrow(GatehouseConfigurationError);
         await expect(verifier({ onUnavailable: 'accept' }).verify(NONCE)).rejects.toMatchObject({
           code,
-          status,
+          gatehouseStatus: status,
           message: expect.stringMatching(words),
         });
       },
@@ -285,7 +285,7 @@ describe('GatehouseVerifier', () => {
         accepted: false,
         error: 'network',
         attempts: 3,
-        message: expect.stringContaining('ECONNREFUSED'),
+        message: `Gatehouse could not be reached at ${closed.url}/api/v1/nonces/verify: ECONNREFUSED`,
       });
     });
 

@@ -89,13 +89,17 @@ describe('@gatehouse/verify against Gatehouse', () => {
     const wrongScope = new GatehouseVerifier({ apiKey: widgetKey, baseUrl: base, onUnavailable: 'accept' });
     const err = await wrongScope.verify(n).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatehouseConfigurationError);
-    expect(err).toMatchObject({ code: 'insufficient_permissions', status: 403, message: expect.stringContaining('`verify` scope') });
+    expect(err).toMatchObject({
+      code: 'insufficient_permissions',
+      gatehouseStatus: 403,
+      message: expect.stringContaining('`verify` scope'),
+    });
     expect(String((err as Error).message)).not.toContain(widgetKey);
     const revoked = await account.createKey({ scopes: ['verify'] });
     await t.http.delete(`/api/v1/api-keys/${revoked.id}`).set('Authorization', `Bearer ${account.owner.token}`).expect(200);
     await expect(new GatehouseVerifier({ apiKey: revoked.key, baseUrl: base }).verify(n)).rejects.toMatchObject({
       code: 'invalid_api_key',
-      status: 401,
+      gatehouseStatus: 401,
     });
     // Neither call used the nonce up.
     await expect(verifier().verify(n)).resolves.toMatchObject({ outcome: 'valid' });
