@@ -243,6 +243,18 @@ describeInBrowser('dashboard: protect your first form, in Chromium', () => {
       await eventually(async () => expect(await lastUsed(name).textContent()).not.toBe('never'), { timeoutMs: 3_000 });
     }
 
+    // "Try it again": a second run, on a new widget element in a page that has the script already, passes too.
+    const firstRun = await trialSteps(onboarding);
+    await onboarding.getByRole('button', { name: 'Try it again' }).click();
+    await eventually(
+      async () => {
+        const steps = (await trialSteps(onboarding)) as string[][];
+        expect(steps[2][2]).not.toBe(firstRun[2][2]);
+        expectAllPassed(steps);
+      },
+      { timeoutMs: 30_000 },
+    );
+
     // The guide again for the same site: its keys get names of their own, as the revoke dialog must tell keys apart.
     await onboarding.getByRole('button', { name: 'Hide this guide' }).click();
     await page.getByRole('button', { name: 'Protect a form' }).click();

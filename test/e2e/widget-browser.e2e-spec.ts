@@ -73,6 +73,8 @@ document.getElementById('open').addEventListener('click', () => {
   form.querySelector('.gatehouse-widget').dataset.field = 'bot-check';
   document.querySelector('main').append(form);
   Gatehouse.render(form.querySelector('.gatehouse-widget'));
+  // The pointer is already where the widget appears, before ALTCHA's component has mounted.
+  form.querySelector('.gatehouse-widget').dispatchEvent(new PointerEvent('pointerenter'));
   form.addEventListener('gatehouse:verified', async () => {
     const res = await fetch('/signup?field=bot-check', {
       method: 'POST', headers: { Accept: 'application/json' }, body: new URLSearchParams(new FormData(form)),

@@ -351,8 +351,9 @@ class GatehouseWidget {
     this.showReason(this.strings().expired);
   }
 
+  /** ALTCHA's state; `unverified` until its component has mounted (a moment after the element is added). */
   private state(): StateName {
-    return this.altcha.getState();
+    return typeof this.altcha.getState === 'function' ? this.altcha.getState() : 'unverified';
   }
 
   /** ALTCHA's state; `verified` and `verifying` leave its work and payload as they are, the others reset it. */

@@ -129,15 +129,21 @@ export function WidgetTrial({ widgetKey, verifyKey }: { widgetKey?: string; veri
       (gatehouse) => {
         if (!current) return;
         gatehouse.render(el);
-        const altcha = el.querySelector<HTMLElement & { verify(): Promise<void> }>('altcha-widget');
-        altcha?.addEventListener('verified', () => {
+        const altcha = el.querySelector<HTMLElement & { verify?: () => Promise<void> }>('altcha-widget');
+        if (altcha === null) return;
+        altcha.addEventListener('verified', () => {
           solvedAt = performance.now();
           // Solved means fetched, even before the resource timing entry arrives.
           setResults((r) => (r && r.challenge.status !== 'passed' ? { ...r, challenge: { status: 'passed' } } : r));
           set('solved', 'passed', `in ${seconds(solvedAt - started)}`);
           set('nonce', 'running', 'exchanging the solution for a nonce…');
         });
-        void altcha?.verify();
+        // ALTCHA's component mounts a moment after its element is added, then says `load` (the widget
+        // configures it then). On the first run the script's own start has mounted it already; on a
+        // later one the script is loaded and the element is new, so the run starts on its `load`.
+        const start = () => void altcha.verify?.();
+        if (typeof altcha.verify === 'function') start();
+        else altcha.addEventListener('load', start, { once: true });
       },
       (error: Error) => current && set('challenge', 'failed', error.message),
     );
