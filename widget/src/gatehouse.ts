@@ -454,16 +454,24 @@ class GatehouseWidget {
 
   /**
    * The box is a required field until verified. The browser's own bubble would cover the widget's
-   * text: the widget says it itself. A submit while the work runs is sent once the nonce is in.
+   * text: the widget says it itself. A submit while the work runs is sent once the nonce is in. With
+   * `onfocus` or `onload` the work is the widget's to start: a submit made without a nonce (it
+   * expired, or the last check failed) starts it again and is sent once the nonce is in.
    */
   private onInvalid(ev: Event): void {
     const box = this.checkbox();
     if (box === null || ev.target !== box) return;
     ev.preventDefault();
     const state = this.state();
-    if (state === 'verifying') {
+    const restart = state !== 'verifying' && (this.auto === 'onfocus' || this.auto === 'onload') && this.submitter !== undefined;
+    if (state === 'verifying' || restart) {
       if (this.submitter !== undefined && this.auto !== 'onsubmit') this.pendingSubmit = { submitter: this.submitter };
       this.announce(this.strings().waitAlert);
+      // A task later: ALTCHA's own start on the form's focus, if it made one, is under way by then.
+      if (restart)
+        setTimeout(() => {
+          if (this.state() !== 'verifying') void this.altcha.verify();
+        });
       return;
     }
     this.showReason(this.strings().verificationRequired);
