@@ -595,7 +595,7 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
     expect(await nonces()).toBe(noncesBefore);
   });
 
-  it('is refused on a page of an origin the key does not list: 403 shown as such, reported, and nothing derived', async () => {
+  it('is refused on a page of an origin the key does not list: 403 shown as such, reported, and nothing derived; a verify key in data-key is named a public secret', async () => {
     const derivationsBefore = await widgetDerivations();
     await withPage('widget-browser-refused.png', async (page, pageErrors, consoleErrors) => {
       await page.goto(otherSite);
@@ -624,6 +624,16 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
       expect(received).toEqual(['GET /widget/v1/gatehouse.js', 'OPTIONS /api/v1/widget/challenge', 'GET /api/v1/widget/challenge']);
     });
     expect(await widgetDerivations()).toBe(derivationsBefore);
+    // The verify key in data-key by mistake: the console says what it is, and that it is now public.
+    await withPage('widget-browser-verify-key.png', async (page, pageErrors, consoleErrors) => {
+      await page.goto(`${allowedSite}/?key=${verifyKey}`);
+      await page.getByRole('checkbox', { name: "I'm not a robot" }).click();
+      await waitForEvent(page, UI_TIMEOUT);
+      expect(consoleErrors).toContainEqual(
+        expect.stringMatching(/^Gatehouse: This API key lacks the "widget" scope\. \(insufficient_permissions, HTTP 403, .*revoke it/),
+      );
+      expect(pageErrors).toEqual([]);
+    });
   });
 
   it(

@@ -163,7 +163,11 @@ function refusal(res: Response, body: unknown, fallbackCode: string, what: strin
   const code = typeof b.error === 'string' ? b.error : fallbackCode;
   const apiMessage = typeof b.message === 'string' ? b.message : `${what} was refused`;
   const requestId = typeof b.requestId === 'string' ? `, request ${b.requestId}` : '';
-  console.error(`Gatehouse: ${apiMessage} (${code}, HTTP ${res.status}${requestId})`);
+  // A key without the widget scope in data-key is most often the server's verify key: a secret, now in a page.
+  const hint = apiMessage.includes('"widget" scope')
+    ? ' data-key must be a widget key. If this is your verify key, it is a server secret that has been in a page: revoke it and make a new one.'
+    : '';
+  console.error(`Gatehouse: ${apiMessage} (${code}, HTTP ${res.status}${requestId})${hint}`);
   return { code, message: apiMessage, status: res.status };
 }
 
