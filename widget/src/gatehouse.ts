@@ -422,7 +422,7 @@ class GatehouseWidget {
     if (setAltchaState) this.setAltchaState('error', `${detail.code}: ${detail.message}`);
     // A solution refused because its challenge ran out while it was solved (a tab in the
     // background, a laptop asleep) is no refusal of the visitor's work: it says expired.
-    const ranOut = detail.code === 'challenge_failed' && this.challengeExpiresAt <= this.apiNow();
+    const ranOut = detail.code === 'challenge_failed' && this.challengeExpiresAt > 0 && this.challengeExpiresAt <= this.apiNow();
     this.showReason(ranOut ? this.strings().expired : reasonText(detail.code, this.language()));
     this.host.dispatchEvent(new CustomEvent<ErrorDetail>('gatehouse:error', { bubbles: true, detail }));
   }
