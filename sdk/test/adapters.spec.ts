@@ -1,13 +1,12 @@
 import express from 'express';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GatehouseConfigurationError } from '../src/errors';
 import { gatehouse as expressGatehouse } from '../src/express';
 import { verifyFormData } from '../src/next';
 import { FakeVerifier } from '../src/testing';
 import type { NonceVerifier } from '../src/types';
 import { type AdapterWorld, describeAdapterBehaviour } from './adapter-behaviour';
-import { FRAMEWORKS } from './frameworks';
+import { FRAMEWORKS, listening } from './frameworks';
 
 /** The shared middleware suite on the fake verifier of /testing. */
 const fake = new FakeVerifier({ hostname: 'shop.example.com' });
@@ -44,13 +43,12 @@ describe('Express without a body parser', () => {
     app.post('/signup', expressGatehouse(fake), (_req, res) => {
       res.json({ handled: true });
     });
-    const server = createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const server = await listening(createServer(app));
     const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     try {
       const asked = fake.verified.length;
       for (let i = 0; i < 2; i++) {
-        const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/signup`, {
+        const res = await fetch(`${server.url}/signup`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams({ 'gatehouse-nonce': fake.issueNonce() }).toString(),
@@ -63,7 +61,7 @@ describe('Express without a body parser', () => {
       ]);
     } finally {
       warn.mockRestore();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
     }
   });
 });
@@ -81,10 +79,9 @@ describe('Express with onRefused', () => {
         res.json({ handled: true });
       },
     );
-    const server = createServer(app);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const server = await listening(createServer(app));
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/signup`, {
+      const res = await fetch(`${server.url}/signup`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ 'gatehouse-nonce': 'ghn_made_up' }).toString(),
@@ -92,7 +89,7 @@ describe('Express with onRefused', () => {
       });
       expect({ status: res.status, location: res.headers.get('location') }).toEqual({ status: 303, location: '/signup?check=invalid' });
     } finally {
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
     }
   });
 });

@@ -37,7 +37,8 @@ const seen = (verdict: Verdict | undefined, body: unknown) => ({
  */
 const errorCode = (err: unknown) => ({ error: (err as { code?: string }).code ?? 'unknown' });
 
-const listening = async (server: ReturnType<typeof createServer>): Promise<Mounted> => {
+/** A Node server listening on a free loopback port. */
+export const listening = async (server: ReturnType<typeof createServer>): Promise<Mounted> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
