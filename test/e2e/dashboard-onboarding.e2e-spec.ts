@@ -244,17 +244,19 @@ describeInBrowser('dashboard: protect your first form, in Chromium', () => {
     }
 
     // "Try it again": a second run, on a new widget element in a page that has the script already, gets a
-    // nonce of its own and passes too. (The steps of two runs can read alike: the nonce is shown by its
-    // first characters, the same for every nonce of a key.)
+    // nonce of its own and passes too; the nonce step shows each run's nonce by its end, which tells them apart.
     const nonceField = onboarding.locator('input[name="gatehouse-nonce"]');
+    const nonceStep = async () => ((await trialSteps(onboarding)) as string[][])[2][2];
     const firstNonce = await nonceField.inputValue();
     expect(firstNonce).toMatch(/^ghn_/);
+    expect(await nonceStep()).toContain(`ghn_…${firstNonce.slice(-10)},`);
     await onboarding.getByRole('button', { name: 'Try it again' }).click();
     await eventually(
       async () => {
         expect(await nonceField.inputValue()).toMatch(/^ghn_/);
         expect(await nonceField.inputValue()).not.toBe(firstNonce);
         expectAllPassed((await trialSteps(onboarding)) as string[][]);
+        expect(await nonceStep()).toContain(`ghn_…${(await nonceField.inputValue()).slice(-10)},`);
       },
       { timeoutMs: 30_000 },
     );
