@@ -101,7 +101,10 @@ export interface Checks {
   readonly minSolveRatio?: number;
   /** Challenges expected to take less than this (ms, default 300) are not held to `minSolveRatio`: too quick to measure. */
   readonly minSolveRatioFloorMs?: number;
-  /** The oldest nonce accepted, in ms since Gatehouse issued it; older → `too_old`. */
+  /**
+   * The oldest nonce accepted, in ms since Gatehouse issued it; older → `too_old`. Measured with this
+   * server's clock against `issuedAt` (whole seconds), so the server's clock must be synchronised.
+   */
   readonly maxAgeMs?: number;
   /**
    * Accept only proofs solved at a surge's raised difficulty (`effort.surge`), e.g. while your own
