@@ -143,6 +143,12 @@ describeInBrowser('dashboard: sign-up open, with e-mail (SIGNUP=open, SMTP_URL),
     const { context, page, problems, urls } = await openDashboard(d, '/sign-in');
     await page.getByRole('link', { name: 'Create an account' }).click();
     await page.getByRole('heading', { name: 'Create an account' }).waitFor();
+    // The box to check is drawn: ALTCHA's colours resolve in the dashboard's build (its border was invalid, so no box showed).
+    const box = page.getByRole('checkbox', { name: "I'm not a robot" });
+    expect(await box.evaluate((el) => [getComputedStyle(el).borderTopStyle, getComputedStyle(el).borderTopColor])).toEqual([
+      'solid',
+      expect.stringMatching(/^(rgb|oklch)\(/),
+    ]);
     const email = `founder-${randomUUID()}@example.com`;
     const name = `Founders ${randomUUID()}`;
     await page.getByLabel('Email').fill(email); // focusing the form starts the puzzle
@@ -178,6 +184,57 @@ describeInBrowser('dashboard: sign-up open, with e-mail (SIGNUP=open, SMTP_URL),
     await page.getByRole('navigation', { name: 'Dashboard' }).waitFor();
     expect(problems).toEqual([]);
     await context.close();
+  });
+
+  it('judges the sign-up challenge by Gatehouse’s clock: a browser 10 minutes ahead never reads it expired; one 10 minutes behind lets the solution go once Gatehouse’s 5 minutes are up', async () => {
+    /** The sign-up page, this browser's clock `minutes` off, filled in; `saidExpired`: whether ALTCHA's box ever showed "expired". */
+    const signUpAt = async (minutes: number) => {
+      const opened = await openDashboard(d, '/sign-in');
+      await opened.page.clock.install({ time: Date.now() + minutes * 60_000 });
+      await opened.page.addInitScript(() => {
+        const seen = globalThis as unknown as { saidExpired: boolean };
+        seen.saidExpired = false;
+        // What the next frame paints (a state set and set back within one task is never seen).
+        let frame = false;
+        new MutationObserver(() => {
+          if (frame) return;
+          frame = true;
+          requestAnimationFrame(() => {
+            frame = false;
+            if (document.querySelector('altcha-widget')?.textContent?.includes('Verification expired')) seen.saidExpired = true;
+          });
+        }).observe(document, { subtree: true, childList: true, characterData: true });
+      });
+      await opened.page.goto('/sign-up');
+      await opened.page.getByLabel('Email').fill(`clock-${randomUUID()}@example.com`);
+      await opened.page.getByLabel('Password').fill(NEW_PASSWORD);
+      await opened.page.getByLabel('Account name').fill(`Clock ${randomUUID()}`);
+      await opened.page.getByText('Verified').waitFor();
+      const saidExpired = () => opened.page.evaluate(() => (globalThis as unknown as { saidExpired: boolean }).saidExpired);
+      return { ...opened, saidExpired };
+    };
+
+    const ahead = await signUpAt(10);
+    expect(await ahead.saidExpired()).toBe(false);
+    await ahead.page.getByRole('button', { name: 'Create account' }).click();
+    await ahead.page.getByRole('status').getByText('your sign-up is in').waitFor();
+    expect(ahead.problems).toEqual([]);
+    await ahead.context.close();
+
+    const behind = await signUpAt(-10);
+    const signUps: string[] = [];
+    behind.page.on('request', (req) => req.method() === 'POST' && signUps.push(new URL(req.url()).pathname));
+    await behind.page.clock.fastForward('05:01');
+    await behind.page.getByText('Verification expired').waitFor();
+    // The box is unchecked again, so the browser holds the form back; checked again, a new solution goes.
+    await behind.page.getByRole('button', { name: 'Create account' }).click();
+    await behind.page.getByRole('checkbox', { name: "I'm not a robot" }).press('Space');
+    await behind.page.getByText('Verified').waitFor();
+    await behind.page.getByRole('button', { name: 'Create account' }).click();
+    await behind.page.getByRole('status').getByText('your sign-up is in').waitFor();
+    expect(signUps).toEqual(['/api/v1/auth/signup']);
+    expect(behind.problems).toEqual([]);
+    await behind.context.close();
   });
 
   it('e-mails a forgotten password’s link, which sets a new one', async () => {

@@ -5,6 +5,7 @@
  */
 import 'altcha/external';
 import 'altcha/altcha.css';
+import type { State } from 'altcha/types';
 import workerUrl from 'altcha/workers/pbkdf2?worker&url';
 
 for (const algorithm of ['PBKDF2/SHA-256', 'PBKDF2/SHA-384', 'PBKDF2/SHA-512'])
@@ -18,3 +19,66 @@ $altcha.defaults.set({
   // Pointer and scroll recording for ALTCHA's own service, which Gatehouse does not ask for.
   humanInteractionSignature: false,
 });
+
+/** ALTCHA's states by name (its `State` is a const enum of these strings). */
+type StateName = `${State}`;
+/** What a challenge says of Gatehouse's clock: its end (s) and, in its signed data, when it was made (ms). */
+interface ChallengeTimes {
+  readonly parameters?: { readonly expiresAt?: unknown; readonly data?: { readonly issuedAt?: unknown } };
+}
+
+/**
+ * Renders `<altcha-widget>` for the sign-up challenge at `url` into `host`; `onSolved` gets the solution
+ * while it is live, and null when there is none (unsolved, failed, expired). Returns the unmount.
+ *
+ * ALTCHA times a challenge by this browser's clock, which may be minutes off Gatehouse's: one ahead
+ * said "expired" while it solved, one behind kept a dead solution in the form until the sign-up was
+ * refused. Gatehouse's clock decides here, read off each challenge as the widget script does.
+ */
+export function renderSignupChallenge(host: HTMLElement, url: string, onSolved: (payload: string | null) => void): () => void {
+  const widget = document.createElement('altcha-widget');
+  let offset = 0; // Gatehouse's clock minus this browser's, ms
+  let expiresAt = 0; // the challenge's end by Gatehouse's clock, ms; 0 until one is read
+  let previous: StateName = 'unverified';
+  let expiry: ReturnType<typeof setTimeout> | undefined;
+  const gatehouseNow = () => Date.now() + offset;
+
+  async function timedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const sentAt = Date.now();
+    const res = await fetch(input, init);
+    const p = (
+      (await res
+        .clone()
+        .json()
+        .catch(() => undefined)) as ChallengeTimes | undefined
+    )?.parameters;
+    if (typeof p?.expiresAt === 'number' && typeof p.data?.issuedAt === 'number') {
+      offset = p.data.issuedAt - (sentAt + Date.now()) / 2; // read halfway through the request
+      expiresAt = p.expiresAt * 1000;
+    }
+    return res;
+  }
+
+  widget.setAttribute('challenge', url);
+  widget.setAttribute('name', 'altcha');
+  widget.setAttribute('auto', 'onfocus');
+  widget.addEventListener('load', () => void widget.configure({ fetch: timedFetch }), { once: true });
+  widget.addEventListener('statechange', (ev) => {
+    const { state, payload } = (ev as CustomEvent<{ state: StateName; payload?: string }>).detail;
+    const before = previous;
+    previous = state;
+    clearTimeout(expiry);
+    if (state === 'expired' && expiresAt > gatehouseNow() && (before === 'verifying' || before === 'verified')) {
+      widget.setState(before as State); // ALTCHA's timer went off early by this browser's clock
+      return;
+    }
+    const live = state === 'verified' && payload ? payload : null;
+    if (live !== null && expiresAt > 0) expiry = setTimeout(() => widget.reset('expired' as State), expiresAt - gatehouseNow());
+    onSolved(live);
+  });
+  host.append(widget);
+  return () => {
+    clearTimeout(expiry);
+    widget.remove();
+  };
+}

@@ -123,26 +123,17 @@ function ProofOfWork({ onSolved }: { onSolved: (payload: string | null) => void 
     solved.current = onSolved;
   });
   useEffect(() => {
-    let widget: HTMLElement | undefined;
+    let unmount: (() => void) | undefined;
     let gone = false;
     import('../components/altcha').then(
-      () => {
-        if (gone) return;
-        widget = document.createElement('altcha-widget');
-        widget.setAttribute('challenge', SIGNUP_CHALLENGE_URL);
-        widget.setAttribute('name', 'altcha');
-        widget.setAttribute('auto', 'onfocus');
-        widget.addEventListener('statechange', (ev) => {
-          const { state, payload } = (ev as CustomEvent<{ state: string; payload?: string }>).detail;
-          solved.current(state === 'verified' && payload ? payload : null);
-        });
-        host.current!.append(widget);
+      ({ renderSignupChallenge }) => {
+        if (!gone) unmount = renderSignupChallenge(host.current!, SIGNUP_CHALLENGE_URL, (payload) => solved.current(payload));
       },
       () => setFailed(true),
     );
     return () => {
       gone = true;
-      widget?.remove();
+      unmount?.();
     };
   }, []);
   return (
