@@ -24,6 +24,10 @@ interface PageOptions {
   readonly dataLang?: string;
   readonly theme?: string;
   readonly key?: string;
+  /** `fetch`: the page sends its form itself (a single-page app's way) and stays; the answers in `recorded.answers`. */
+  readonly send?: string;
+  /** Any value: the form has `novalidate` (the browser checks no field; many form libraries do this). */
+  readonly novalidate?: string;
 }
 
 /** A customer's sign-up page: the documented snippet (one script tag, one element with data-key in the form). */
@@ -41,9 +45,9 @@ const signupPage = (api: string, widgetKey: string, o: PageOptions = {}) => {
 <html lang="${lang}"${lang === 'ar' ? ' dir="rtl"' : ''}><head><meta charset="utf-8"><title>Sign up</title>
 <link rel="stylesheet" href="/site.css">
 <script src="/recorder.js"></script>
-<script src="${api}/widget/v1/gatehouse.js" defer></script>
+<script src="${api}/widget/v1/gatehouse.js" defer></script>${o.send === 'fetch' ? '\n<script src="/send-by-fetch.js" defer></script>' : ''}
 </head><body><h1>Sign up</h1>
-<form action="/signup" method="post">
+<form action="/signup" method="post"${o.novalidate === undefined ? '' : ' novalidate'}>
   <label>Email <input type="email" name="email" required></label>
   <div class="gatehouse-widget" data-key="${o.key ?? widgetKey}"${attributes}></div>
   <button>Create account</button>
@@ -85,13 +89,21 @@ document.getElementById('open').addEventListener('click', () => {
   });
 });`;
 
+/** Sends the sign-up form as a single-page app does, by fetch, and stays on the page. */
+const SEND_BY_FETCH = `const form = document.querySelector('form');
+form.addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const res = await fetch('/signup', { method: 'POST', headers: { Accept: 'application/json' }, body: new URLSearchParams(new FormData(form)) });
+  recorded.answers.push({ status: res.status, answer: await res.json() });
+});`;
+
 /**
  * Records, for the test, what the widget tells the page: its events (and when), any CSP violation,
  * and when a button was last clicked (kept across the form's navigation, in sessionStorage).
  */
-const RECORDER = `window.recorded = { events: [], cspViolations: [] };
+const RECORDER = `window.recorded = { events: [], cspViolations: [], answers: [] };
 document.addEventListener('securitypolicyviolation', (e) => recorded.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));
-for (const type of ['gatehouse:verified', 'gatehouse:error'])
+for (const type of ['gatehouse:verified', 'gatehouse:error', 'gatehouse:expired'])
   document.addEventListener(type, (e) => recorded.events.push({ type, target: e.target.className, detail: e.detail, at: Date.now() }));
 document.addEventListener('click', (e) => e.target.closest('button') && sessionStorage.setItem('clickedAt', String(Date.now())), true);`;
 
@@ -167,6 +179,9 @@ interface SignupAnswer {
 }
 
 /** What a valid nonce's verification answers about the work behind it (docs/API.md, "Effort"). */
+/** The address the customer's sign-up refuses as taken (409), after checking the nonce. */
+const TAKEN = 'taken@example.com';
+
 const EFFORT = {
   algorithm: 'PBKDF2/SHA-256',
   cost: 1000,
@@ -225,6 +240,7 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
       if (req.method === 'GET' && url.pathname === '/skipper') return html(skipperPage(api, widgetKey));
       if (req.method === 'GET' && url.pathname === '/app') return html(spaPage(api, widgetKey));
       if (req.method === 'GET' && url.pathname === '/spa.js') return send(200, 'text/javascript', SPA);
+      if (req.method === 'GET' && url.pathname === '/send-by-fetch.js') return send(200, 'text/javascript', SEND_BY_FETCH);
       if (req.method === 'GET' && url.pathname === '/site.css')
         return send(200, 'text/css', 'body{font:16px system-ui,sans-serif;margin:24px}');
       if (req.method === 'GET' && url.pathname === '/recorder.js') return send(200, 'text/javascript', RECORDER);
@@ -247,7 +263,8 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
             verdict: (await check.json()) as Verdict,
             receivedAt,
           };
-          const status = answer.verdict.valid ? 200 : 403;
+          // An address already taken is refused after the check, as a real sign-up would: the nonce is spent.
+          const status = !answer.verdict.valid ? 403 : form.get('email') === TAKEN ? 409 : 200;
           if (req.headers.accept === 'application/json') send(status, 'application/json', JSON.stringify(answer));
           else send(status, 'text/html', `<!doctype html><pre id="answer">${JSON.stringify(answer)}</pre>`);
         });
@@ -338,6 +355,7 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
       at: number;
     }>;
     cspViolations: string[];
+    answers: Array<{ status: number; answer: SignupAnswer }>;
   };
   // globalThis, not window: this file is compiled without the DOM library. (A string page function
   // would not do for waitForFunction: the page's CSP refuses the eval it needs.)
@@ -494,7 +512,7 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
   );
 
   it(
-    'renders in a form a single-page app adds later (Gatehouse.render), with its own field name, starts on a click on the box, and hands the app the nonce',
+    'renders in a form a single-page app adds later (Gatehouse.render), with its own field name, starts on a click on the box, and hands the app the nonce; a form taken away mid-work exchanges nothing',
     async () => {
       await withPage('widget-browser-spa.png', async (page, pageErrors) => {
         await page.goto(`${allowedSite}/app`);
@@ -521,11 +539,25 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
           receivedAt: expect.any(Number),
         });
         expect(await page.locator('input[name="bot-check"]').inputValue()).toBe(events[0].detail.nonce);
+
+        // A second form, taken away by the app while its work runs (the visitor moved on): its solution is not exchanged.
+        await page.getByRole('button', { name: 'Sign up' }).click();
+        const second = page.locator('form').nth(1);
+        await second.getByRole('checkbox', { name: "I'm not a robot" }).click();
+        await second.locator('altcha-widget').evaluate((altcha) => {
+          altcha.addEventListener('verified', () => ((globalThis as unknown as { solvedAway: boolean }).solvedAway = true));
+          altcha.closest('form')!.remove();
+        });
+        await page.waitForFunction(() => (globalThis as unknown as { solvedAway?: boolean }).solvedAway === true, undefined, {
+          timeout: SOLVE_TIMEOUT,
+        });
+        await page.waitForTimeout(300);
+        expect(received.filter((request) => request === 'POST /api/v1/widget/nonces')).toHaveLength(1);
         expect(cspViolations).toEqual([]);
         expect(pageErrors).toEqual([]);
       });
     },
-    SOLVE_TIMEOUT + 30_000,
+    2 * SOLVE_TIMEOUT + 30_000,
   );
 
   it(
@@ -671,6 +703,8 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
         // Gatehouse's 30 s pass: by its clock the nonce is dead, and the widget says so.
         await expect(page.getByRole('alert').textContent({ timeout: 40_000 })).resolves.toBe('Verification expired. Try again.');
         expect(await page.locator('input[name="gatehouse-nonce"]').inputValue()).toBe('');
+        // The page hears of it too (a single-page app disables its button again).
+        expect((await recorded(page)).events.map((e) => e.type)).toEqual(['gatehouse:verified', 'gatehouse:expired']);
         expect(await page.getByRole('checkbox').isChecked()).toBe(false);
         // One click on the button: the widget solves again and the form goes with the new nonce.
         await page.getByRole('button', { name: 'Create account' }).click();
@@ -720,6 +754,74 @@ describeInBrowser('the widget script on a customer page, in Chromium (docs/PROTE
         server.removeListener('request', jump);
         Date.now = realNow;
       }
+    },
+    SOLVE_TIMEOUT + 30_000,
+  );
+  it(
+    'gets a new nonce for each send of a page that stays: a sign-up refused by the server goes again with a new one; a double click goes once',
+    async () => {
+      const key = await newWidgetKey();
+      await withPage('widget-browser-resend.png', async (page, pageErrors) => {
+        const answers = async () => (await recorded(page)).answers;
+        const verified = async () => (await recorded(page)).events.filter((e) => e.type === 'gatehouse:verified').length;
+        const answered = (n: number) =>
+          page.waitForFunction((count) => (globalThis as unknown as { recorded: Recorded }).recorded.answers.length === count, n, {
+            timeout: SOLVE_TIMEOUT,
+          });
+        await page.goto(`${allowedSite}/?key=${key}&auto=onfocus&send=fetch`);
+        await page.getByLabel('Email').fill(TAKEN);
+        await waitForEvent(page, SOLVE_TIMEOUT);
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await answered(1);
+        // The nonce was good and is spent; the server refused the address.
+        expect((await answers())[0]).toMatchObject({ status: 409, answer: { verdict: { valid: true } } });
+
+        // The visitor corrects the address and sends again: the widget solves a new nonce for this send, then sends it.
+        await page.waitForTimeout(2_100);
+        await page.getByLabel('Email').fill('second.try@example.com');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await answered(2);
+        expect((await answers())[1]).toMatchObject({ status: 200, answer: { verdict: { valid: true } } });
+        expect(await verified()).toBe(2);
+        expect(pageErrors).toEqual([]);
+
+        // A double click on a fresh form: the first submit goes; the second, with the same nonce, does not.
+        await page.reload();
+        await page.getByLabel('Email').fill('double.click@example.com');
+        await waitForEvent(page, SOLVE_TIMEOUT);
+        await page.getByRole('button', { name: 'Create account' }).dblclick();
+        await answered(1);
+        // The widget has a new nonce ready for a real second send; the form was not sent again.
+        await page.waitForFunction(
+          () =>
+            (globalThis as unknown as { recorded: Recorded }).recorded.events.filter((e) => e.type === 'gatehouse:verified').length === 2,
+          undefined,
+          { timeout: SOLVE_TIMEOUT },
+        );
+        expect(await answers()).toEqual([
+          { status: 200, answer: expect.objectContaining({ verdict: expect.objectContaining({ valid: true }) }) },
+        ]);
+        expect(pageErrors).toEqual([]);
+      });
+    },
+    4 * SOLVE_TIMEOUT,
+  );
+  it(
+    'holds a form the browser does not validate (novalidate) as the box’s required check would: unchecked, it is not sent and says so; checked, it goes with its nonce',
+    async () => {
+      await withPage('widget-browser-novalidate.png', async (page, pageErrors) => {
+        await page.goto(`${allowedSite}/?novalidate=1`);
+        await page.getByLabel('Email').fill('no.validation@example.com');
+        await page.getByRole('button', { name: 'Create account' }).click();
+        await expect(page.getByRole('alert').textContent()).resolves.toBe('Verification required!');
+        expect(await page.getByRole('heading').textContent()).toBe('Sign up');
+        await page.getByRole('checkbox', { name: "I'm not a robot" }).click();
+        await waitForEvent(page, SOLVE_TIMEOUT);
+        await page.getByRole('button', { name: 'Create account' }).click();
+        const answer = JSON.parse(await page.locator('#answer').innerText()) as SignupAnswer;
+        expect(answer.verdict.valid).toBe(true);
+        expect(pageErrors).toEqual([]);
+      });
     },
     SOLVE_TIMEOUT + 30_000,
   );

@@ -54,6 +54,8 @@ export interface ErrorDetail {
 const SCRIPT_PATH = '/widget/v1/gatehouse.js';
 const DEFAULT_FIELD = 'gatehouse-nonce';
 const AUTO = ['off', 'onfocus', 'onload', 'onsubmit'] as const;
+/** A second submit with a nonce already sent, sooner than this (ms), is a double click, not a resend. */
+const RESEND_AFTER_MS = 2000;
 const THEMES = ['light', 'dark', 'auto'];
 const RENDERED = 'gatehouseRendered';
 
@@ -202,6 +204,8 @@ class GatehouseWidget {
   private submitter?: HTMLElement | null;
   /** A submit made while the work ran: sent once the nonce is in. */
   private pendingSubmit?: { submitter: HTMLElement | null };
+  /** The nonce the form was last submitted with, and when (performance.now()). */
+  private sent?: { nonce: string; at: number };
 
   constructor(
     private readonly host: HTMLElement,
@@ -353,6 +357,7 @@ class GatehouseWidget {
     this.clearNonce();
     if (this.state() !== 'expired') this.setAltchaState('expired');
     this.showReason(this.strings().expired);
+    this.host.dispatchEvent(new CustomEvent('gatehouse:expired', { bubbles: true }));
   }
 
   /** ALTCHA's state; `unverified` until its component has mounted (a moment after the element is added). */
@@ -373,8 +378,9 @@ class GatehouseWidget {
     this.field.value = '';
   }
 
-  /** ALTCHA solved the challenge: exchange its payload for a nonce. */
+  /** ALTCHA solved the challenge: exchange its payload for a nonce, unless the page has removed the widget meanwhile. */
   private redeem(payload: string): Promise<boolean> {
+    if (!this.host.isConnected) return Promise.resolve(false);
     this.exchange = this.requestNonce(payload).finally(() => {
       this.exchange = undefined;
     });
@@ -483,16 +489,53 @@ class GatehouseWidget {
     if (this.form?.querySelector(':invalid') === box) box.focus();
   }
 
-  /** A submit while the nonce is on its way waits for it (a few milliseconds), then goes ahead if it came. */
+  /**
+   * A submit while the nonce is on its way waits for it (a few milliseconds), then goes ahead if it
+   * came. One without a nonce reaches here only from a form the browser does not validate
+   * (`novalidate`, `formnovalidate`): it is held as the box's required check would hold it. A nonce
+   * counts once, so a submit with the nonce the form was already submitted with (a page that stays
+   * after sending: a single-page app, a form the server sent back) would be refused while the box
+   * says verified: it is held, and the work starts over. With `data-auto` the form then goes once the
+   * new nonce is in, unless the submit came within RESEND_AFTER_MS of the first (a double click: the
+   * first submit is the one that counts); without, the visitor checks the box again.
+   */
   private holdSubmit(ev: SubmitEvent): void {
     const pending = this.exchange;
-    if (pending === undefined) return;
+    if (pending !== undefined) {
+      ev.preventDefault();
+      ev.stopImmediatePropagation();
+      const form = ev.target as HTMLFormElement;
+      void pending.then((ok) => {
+        if (ok) form.requestSubmit(this.submitterOf(ev.submitter));
+      });
+      return;
+    }
+    const nonce = this.field.value;
+    const state = this.state();
+    const now = performance.now();
+    if (nonce !== '' && this.sent?.nonce !== nonce) {
+      this.sent = { nonce, at: now };
+      return;
+    }
+    // ALTCHA starts its own work on a submit, and sends the form after it, from its first state.
+    if (nonce === '' && this.auto === 'onsubmit' && state === 'unverified') return;
     ev.preventDefault();
     ev.stopImmediatePropagation();
-    const form = ev.target as HTMLFormElement;
-    void pending.then((ok) => {
-      if (ok) form.requestSubmit(this.submitterOf(ev.submitter));
-    });
+    const resend = nonce !== '';
+    if (resend) {
+      this.clearNonce();
+      this.setAltchaState('unverified');
+    }
+    if (this.auto === 'off' && (resend || state !== 'verifying')) {
+      this.showReason(this.strings().verificationRequired);
+      return;
+    }
+    if (!resend || now - this.sent!.at >= RESEND_AFTER_MS) this.pendingSubmit = { submitter: ev.submitter };
+    this.announce(this.strings().waitAlert);
+    if (resend || state !== 'verifying')
+      setTimeout(() => {
+        if (this.state() !== 'verifying') void this.altcha.verify();
+      });
   }
 }
 
