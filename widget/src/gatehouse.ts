@@ -477,11 +477,7 @@ class GatehouseWidget {
     if (state === 'verifying' || restart) {
       if (this.submitter !== undefined && this.auto !== 'onsubmit') this.pendingSubmit = { submitter: this.submitter };
       this.announce(this.strings().waitAlert);
-      // A task later: ALTCHA's own start on the form's focus, if it made one, is under way by then.
-      if (restart)
-        setTimeout(() => {
-          if (this.state() !== 'verifying') void this.altcha.verify();
-        });
+      if (restart) this.startAgain();
       return;
     }
     this.showReason(this.strings().verificationRequired);
@@ -532,10 +528,14 @@ class GatehouseWidget {
     }
     if (!resend || now - this.sent!.at >= RESEND_AFTER_MS) this.pendingSubmit = { submitter: ev.submitter };
     this.announce(this.strings().waitAlert);
-    if (resend || state !== 'verifying')
-      setTimeout(() => {
-        if (this.state() !== 'verifying') void this.altcha.verify();
-      });
+    if (resend || state !== 'verifying') this.startAgain();
+  }
+
+  /** Starts the work a task later, unless it runs by then: ALTCHA's own start on the form's focus, if it made one, is under way. */
+  private startAgain(): void {
+    setTimeout(() => {
+      if (this.state() !== 'verifying') void this.altcha.verify();
+    });
   }
 }
 
