@@ -40,10 +40,11 @@ const STEPS = [
   },
   { name: 'widget', script: 'build:widget', inputs: ['widget', 'package-lock.json'], output: 'dist/widget/gatehouse.js' },
   {
-    // The guide page bundles docs/PROTECT-A-FORM.md (dashboard/vite.config.mts, '@docs').
+    // The guide page bundles docs/PROTECT-A-FORM.md (dashboard/vite.config.mts, '@docs'); the sign-up
+    // page reads a challenge's clock with the widget's own code.
     name: 'dashboard',
     script: 'build:dashboard',
-    inputs: ['dashboard', 'docs/PROTECT-A-FORM.md', 'package-lock.json'],
+    inputs: ['dashboard', 'docs/PROTECT-A-FORM.md', 'widget/src/challenge-clock.ts', 'package-lock.json'],
     output: 'dist/web/index.html',
   },
 ];

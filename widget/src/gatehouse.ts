@@ -18,6 +18,7 @@ import 'altcha/external';
 import altchaCss from 'altcha/altcha.css?raw';
 import pbkdf2Worker from 'altcha/workers/pbkdf2?raw';
 import type { Configuration, State, Strings } from 'altcha/types';
+import { challengeClock } from './challenge-clock';
 import { reasonText } from './reasons';
 // ALTCHA's translations of its texts; English is built in. The page's <html lang>, or data-lang,
 // picks one (a language without its own file falls back to English).
@@ -153,11 +154,6 @@ interface ApiErrorBody {
 }
 
 const readJson = (res: Response): Promise<unknown> => res.json().catch(() => undefined);
-
-/** The times of a challenge (docs/API.md, "Challenges"): when it runs out (s) and when it was issued (ms), by the API's clock. */
-interface ChallengeTimes {
-  readonly parameters?: { readonly expiresAt?: unknown; readonly data?: { readonly issuedAt?: unknown } };
-}
 
 /** A refused request as the widget reports it: the API's code, and its message on the console for the site's owner. */
 function refusal(res: Response, body: unknown, fallbackCode: string, what: string): ErrorDetail {
@@ -307,16 +303,12 @@ class GatehouseWidget {
     }
     const body = await readJson(res.clone());
     if (!res.ok) this.challengeError = refusal(res, body, 'challenge_unavailable', 'The challenge request');
-    else this.readClock(body as ChallengeTimes | undefined, (sentAt + Date.now()) / 2);
+    else {
+      // The API's clock, taken as read halfway through the request.
+      const clock = challengeClock(body, (sentAt + Date.now()) / 2);
+      if (clock !== undefined) ({ offset: this.clockOffset, expiresAt: this.challengeExpiresAt } = clock);
+    }
     return res;
-  }
-
-  /** The API's clock from a challenge it issued (`parameters.data.issuedAt`, ms), taken as read halfway through the request. */
-  private readClock(challenge: ChallengeTimes | undefined, localAt: number): void {
-    const p = challenge?.parameters;
-    if (typeof p?.expiresAt !== 'number' || typeof p.data?.issuedAt !== 'number') return;
-    this.clockOffset = p.data.issuedAt - localAt;
-    this.challengeExpiresAt = p.expiresAt * 1000;
   }
 
   /** Now, by the API's clock. */

@@ -7,6 +7,7 @@ import 'altcha/external';
 import 'altcha/altcha.css';
 import type { State } from 'altcha/types';
 import workerUrl from 'altcha/workers/pbkdf2?worker&url';
+import { challengeClock } from '../../../widget/src/challenge-clock';
 
 for (const algorithm of ['PBKDF2/SHA-256', 'PBKDF2/SHA-384', 'PBKDF2/SHA-512'])
   $altcha.algorithms.set(algorithm, () => new Worker(workerUrl));
@@ -22,10 +23,6 @@ $altcha.defaults.set({
 
 /** ALTCHA's states by name (its `State` is a const enum of these strings). */
 type StateName = `${State}`;
-/** What a challenge says of Gatehouse's clock: its end (s) and, in its signed data, when it was made (ms). */
-interface ChallengeTimes {
-  readonly parameters?: { readonly expiresAt?: unknown; readonly data?: { readonly issuedAt?: unknown } };
-}
 
 /**
  * Renders `<altcha-widget>` for the sign-up challenge at `url` into `host`; `onSolved` gets the solution
@@ -46,16 +43,12 @@ export function renderSignupChallenge(host: HTMLElement, url: string, onSolved: 
   async function timedFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
     const sentAt = Date.now();
     const res = await fetch(input, init);
-    const p = (
-      (await res
-        .clone()
-        .json()
-        .catch(() => undefined)) as ChallengeTimes | undefined
-    )?.parameters;
-    if (typeof p?.expiresAt === 'number' && typeof p.data?.issuedAt === 'number') {
-      offset = p.data.issuedAt - (sentAt + Date.now()) / 2; // read halfway through the request
-      expiresAt = p.expiresAt * 1000;
-    }
+    const body: unknown = await res
+      .clone()
+      .json()
+      .catch(() => undefined);
+    const clock = challengeClock(body, (sentAt + Date.now()) / 2); // read halfway through the request
+    if (clock !== undefined) ({ offset, expiresAt } = clock);
     return res;
   }
 
